@@ -1,0 +1,1 @@
+"""Whist server: rules engine, bots and the real-time table server."""

@@ -1,0 +1,19 @@
+"""The pure rules engine: Solo Whist, whist à la couleur and the Belgian club rules.
+
+Standard library only: no I/O beyond reading the ruleset data files, no asyncio, no server imports.
+"""
+
+from .cards import FULL_DECK, RANKS, SUITS, parse_card, rank_of, sort_hand, suit_of
+from .deal import Deal, Phase, Trick
+from .deck import cut_for_dealer, deal_from_seed, shuffled_deck
+from .errors import IllegalAction, MalformedAction, MalformedRecord, RulesError
+from .record import RecordError, replay
+from .ruleset import Contract, HouseRule, HouseRuleError, Ruleset, get_ruleset, ruleset_names
+from .session import Session
+
+__all__ = [
+    "FULL_DECK", "RANKS", "SUITS", "Contract", "Deal", "HouseRule", "HouseRuleError", "IllegalAction",
+    "MalformedAction", "MalformedRecord", "Phase", "RecordError", "RulesError", "Ruleset", "Session", "Trick",
+    "cut_for_dealer", "deal_from_seed", "get_ruleset", "parse_card", "rank_of", "replay", "ruleset_names",
+    "shuffled_deck", "sort_hand", "suit_of",
+]

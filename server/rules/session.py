@@ -1,0 +1,119 @@
+"""A session: a run of deals at one table, with running balances and the dealer moving on.
+
+A session ends after an agreed number of played deals, when a seat's balance reaches a target
+(up or down), or never (open-ended, until the players stop). Thrown-in deals (all passed) do not count
+towards the number of deals. Each deal's seed is derived from the session secret by HMAC-SHA256, so
+that publishing one deal's seed after it ends reveals nothing about the next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from typing import Any
+
+from .deal import Deal
+from .deck import cut_for_dealer
+from .errors import IllegalAction
+from .ruleset import Event, Ruleset, get_ruleset
+
+
+class Session:
+    """Running balances over a sequence of deals of one ruleset."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset | str,
+        secret: str,
+        house_rules: Mapping[str, Any] | None = None,
+        *,
+        deals: int | None = None,
+        target: int | None = None,
+        first_dealer: int | None = None,
+    ) -> None:
+        self.ruleset = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        self.house_rules = self.ruleset.resolve_house_rules(house_rules)
+        self.secret = secret
+        self.deals_limit = deals
+        self.target = target
+        self.first_dealer = cut_for_dealer(secret) if first_dealer is None else first_dealer
+        self.balances = [0, 0, 0, 0]
+        self.history: list[dict[str, Any]] = []  # one entry per finished deal: record and result
+        self.played_deals = 0
+        self.deal = Deal.from_seed(self.ruleset, self.deal_seed(0), self.first_dealer, self.house_rules)
+
+    def deal_seed(self, number: int) -> str:
+        """The seed of deal `number` (0-based) of this session."""
+        return hmac.new(self.secret.encode(), f"deal:{number}".encode(), hashlib.sha256).hexdigest()
+
+    @property
+    def deal_number(self) -> int:
+        """How many deals came before the current one, thrown-in deals included."""
+        return len(self.history)
+
+    @property
+    def over(self) -> bool:
+        """Whether the session has reached its end condition (only checked between deals)."""
+        if not self.deal.finished:
+            return False
+        if self.deals_limit is not None and self.played_deals >= self.deals_limit:
+            return True
+        return self.target is not None and any(abs(balance) >= self.target for balance in self.balances)
+
+    def apply(self, seat: int, action: str) -> list[Event]:
+        """Apply an action to the current deal; settles the balances when the deal ends."""
+        events = self.deal.apply(seat, action)
+        if self.deal.finished:
+            self._settle()
+            if self.over:
+                events.append({"type": "session_over", "balances": list(self.balances)})
+        return events
+
+    def _settle(self) -> None:
+        deal = self.deal
+        result = deal.result()
+        for seat in range(4):
+            self.balances[seat] += result["points"][seat]
+        if not deal.thrown_in:
+            self.played_deals += 1
+        self.history.append({"record": deal.to_record(), "result": result, "balances": list(self.balances)})
+
+    def next_deal(self) -> Deal:
+        """Start the next deal; the current one must have ended and the session must not be over."""
+        if not self.deal.finished:
+            raise IllegalAction("the current deal is not over")
+        if self.over:
+            raise IllegalAction("the session is over")
+        thrown_in = self.deal.thrown_in
+        dealer = self.ruleset.next_dealer(self.deal.dealer, thrown_in)
+        multiplier = self.ruleset.next_multiplier(self.deal.multiplier, thrown_in)
+        self.deal = Deal.from_seed(self.ruleset, self.deal_seed(self.deal_number), dealer, self.house_rules,
+                                   multiplier=multiplier)
+        return self.deal
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything needed to rebuild the session exactly (see `restore`). Holds the secret."""
+        return {
+            "ruleset": self.ruleset.name,
+            "secret": self.secret,
+            "house_rules": self.house_rules,
+            "deals": self.deals_limit,
+            "target": self.target,
+            "first_dealer": self.first_dealer,
+            "finished_deals": len(self.history),
+            "actions": [[[seat, action] for seat, action in entry["record"]["actions"]] for entry in self.history]
+            + [[[seat, action] for seat, action in self.deal.log]],
+        }
+
+    @classmethod
+    def restore(cls, snapshot: Mapping[str, Any]) -> Session:
+        """Rebuild a session from `snapshot()` by replaying every action."""
+        session = cls(snapshot["ruleset"], snapshot["secret"], snapshot["house_rules"], deals=snapshot["deals"],
+                      target=snapshot["target"], first_dealer=snapshot["first_dealer"])
+        for number, actions in enumerate(snapshot["actions"]):
+            if number > 0:
+                session.next_deal()
+            for seat, action in actions:
+                session.apply(seat, action)
+        return session

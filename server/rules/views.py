@@ -1,0 +1,79 @@
+"""Per-seat views: the one place that decides what a seat, or a spectator, may see.
+
+A view holds the seat's own hand, the public calls, the turn-up (and whether the dealer still holds
+it), the tricks, each seat's card count, the hands that are face up, the seat's own discard and its
+legal actions. It never holds another seat's hidden card, a discard of another seat, or the seed,
+until the deal has ended; then the hands as dealt, the discards and the seed become public.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .cards import sort_hand
+
+if TYPE_CHECKING:
+    from .deal import Deal
+
+VIEW_VERSION = 1
+
+
+def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
+    """The view of `seat` (0-3), or of a spectator when `seat` is None."""
+    from .deal import Phase
+
+    contract = deal.contract
+    trick = deal.trick
+    ended = deal.phase is Phase.END
+    view: dict[str, Any] = {
+        "ruleset": deal.ruleset.name,
+        "house_rules": deal.house_rules,
+        "seat": seat,
+        "dealer": deal.dealer,
+        "eldest": deal.eldest,
+        "phase": deal.phase.value,
+        "to_act": sorted(deal.to_act()),
+        "multiplier": deal.multiplier,
+        "hand": sort_hand(deal.hands[seat]) if seat is not None else None,
+        "hand_counts": [len(hand) for hand in deal.hands],
+        "turn_up": deal.turn_up,
+        "turn_up_in_hand": deal.turn_up is not None and not _turn_up_played(deal),
+        "calls": [[s, action] for s, action in deal.calls],
+        "announcements": list(deal.announcements),
+        "auction": deal.auction.public_state(),
+        "contract": None,
+        "discarded": deal.discards.get(seat) if seat is not None else None,
+        "discards_made": sorted(deal.discards),
+        "exposed": {str(s): sort_hand(deal.hands[s]) for s in deal.exposed},
+        "trick": (
+            {"leader": trick.leader, "cards": [[s, c] for s, c in trick.cards]} if trick is not None else None
+        ),
+        "tricks": [t.as_dict() for t in deal.tricks],
+        "tricks_won": list(deal.tricks_won),
+        "legal": deal.legal_actions(seat) if seat is not None and not ended else [],
+        "result": deal.result() if ended else None,
+    }
+    if contract is not None:
+        view["contract"] = {
+            "name": contract.name,
+            "kind": contract.kind,
+            "declarers": list(contract.declarers),
+            "level": contract.level,
+            "trump": contract.trump,
+            "trump_chooser": contract.trump_chooser,
+            "team": contract.team,
+            "discard": contract.discard,
+            "expose": contract.expose,
+        }
+    if ended:
+        view["dealt"] = [sort_hand(hand) for hand in deal.dealt]
+        view["discards"] = {str(s): card for s, card in deal.discards.items()}
+        view["seed"] = deal.seed
+    return view
+
+
+def _turn_up_played(deal: Deal) -> bool:
+    turn_up = deal.turn_up
+    if deal.trick is not None and any(card == turn_up for _, card in deal.trick.cards):
+        return True
+    return any(card == turn_up for trick in deal.tricks for _, card in trick.cards)
