@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs, make sure Redis answers and Chromium is present, then run
+# the whole suite. Extra arguments go to pytest. Exit status: pytest's, except that "no tests
+# collected" (5) is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_updated=""
+apt_install() {
+  [ -n "$apt_updated" ] || { as_root apt-get update -qq; apt_updated=1; }
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+redis_answers() {
+  .venv/bin/python -c "import redis,sys; sys.exit(0 if redis.Redis(host='127.0.0.1', port=6379, socket_timeout=1).ping() else 1)" \
+    >/dev/null 2>&1
+}
+if ! redis_answers; then
+  echo "Redis is not answering on 127.0.0.1:6379: starting it"
+  command -v redis-server >/dev/null || apt_install redis-server
+  mkdir -p /tmp/whist-redis
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir /tmp/whist-redis \
+    --logfile /tmp/whist-redis/redis.log
+  for _ in $(seq 50); do redis_answers && break; sleep 0.1; done
+  redis_answers || { echo "Redis did not start" >&2; exit 1; }
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "Installing Debian's chromium for the browser tests"
+  apt_install chromium
+fi
+
+set +e
+.venv/bin/python -m pytest "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests: that is a failure" >&2
+  exit 1
+fi
+exit "$status"
