@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     replay_parser.add_argument("--at", type=int, metavar="N", default=None,
                                help="with --view: the view after the first N actions")
     args = parser.parse_args(argv)
+    if args.at is not None and args.at < 0:
+        parser.error("--at N takes a number of actions, 0 or more")
 
     try:
         if args.file == "-":

@@ -55,9 +55,16 @@ def rank_of(card: str) -> int:
     return RANK_VALUE[card[0]]
 
 
+#: Each card's place in display order; views sort hands often, so the key is one dictionary lookup.
+_DISPLAY_ORDER: dict[str, int] = {
+    card: index
+    for index, card in enumerate(sorted(FULL_DECK, key=lambda c: (_SUIT_DISPLAY[c[1]], -RANK_VALUE[c[0]])))
+}
+
+
 def sort_hand(cards: Iterable[str]) -> list[str]:
     """Cards sorted for display: by suit (S H C D, alternating colours), highest rank first."""
-    return sorted(cards, key=lambda c: (_SUIT_DISPLAY[c[1]], -RANK_VALUE[c[0]]))
+    return sorted(cards, key=_DISPLAY_ORDER.__getitem__)
 
 
 def parse_hand(text: str) -> list[str]:

@@ -7,8 +7,9 @@ An illegal or malformed action raises before anything changes.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
-from enum import Enum
+from enum import StrEnum
 from functools import cache
 from itertools import combinations
 from typing import Any
@@ -22,7 +23,7 @@ from .ruleset import Auction, Contract, Event, Ruleset, get_ruleset, score_group
 SEATS = (0, 1, 2, 3)
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     """The stages of a deal, in order (a stage may be skipped)."""
 
     AUCTION = "auction"
@@ -44,7 +45,8 @@ class Trick:
 
     def as_dict(self) -> dict[str, Any]:
         """The trick as JSON-ready data."""
-        return {"leader": self.leader, "cards": [[seat, card] for seat, card in self.cards], "winner": self.winner}
+        cards = [[seat, card] for seat, card in self.cards]
+        return {"leader": self.leader, "cards": cards, "winner": self.winner}
 
 
 @cache
@@ -215,6 +217,29 @@ class Deal:
         """How many tricks this deal plays when played out (12 after discards)."""
         return 12 if self.contract is not None and self.contract.discard else 13
 
+    def clone(self) -> Deal:
+        """An independent copy of this deal, to try actions on (bots, tests) without touching it.
+
+        Much cheaper than `copy.deepcopy`: the ruleset, the dealt hands, the contract and the completed
+        tricks are immutable in practice and shared; the rest is copied.
+        """
+        twin = Deal.__new__(Deal)
+        twin.__dict__.update(self.__dict__)
+        twin.hands = [set(hand) for hand in self.hands]
+        twin.log = list(self.log)
+        twin.calls = list(self.calls)
+        twin.discards = dict(self.discards)
+        twin.tricks = list(self.tricks)
+        if self.trick is not None:
+            twin.trick = Trick(self.trick.leader)
+            twin.trick.cards = list(self.trick.cards)
+        twin.tricks_won = list(self.tricks_won)
+        twin.exposed = list(self.exposed)
+        twin.points = list(self.points) if self.points is not None else None
+        twin.announcements = list(self.announcements)
+        twin.auction = _clone_auction(self.auction, self, twin)
+        return twin
+
     def to_record(self) -> dict[str, Any]:
         """The deal as a deal record (docs/deal-record.md) that replays to the same state."""
         defaults = {rule.name: rule.default for rule in self.ruleset.house_rules.values()}
@@ -270,7 +295,8 @@ class Deal:
         options = self.ruleset.trump_options(self, self.contract)
         if suit not in options:
             allowed = ", ".join(option or "NT" for option in options)
-            raise IllegalAction(f"cannot name {SUIT_NAMES.get(str(suit), 'no trump')} as trump here; choose {allowed}")
+            named = SUIT_NAMES.get(str(suit), "no trump")
+            raise IllegalAction(f"cannot name {named} as trump here; choose {allowed}")
         assert suit is None or isinstance(suit, str)
         self.contract = self.contract.with_trump(suit)
         self.log.append((seat, parsed.text))
@@ -289,7 +315,9 @@ class Deal:
 
     def _apply_discard(self, seat: int, parsed: ParsedAction) -> list[Event]:
         if parsed.verb != "discard":
-            raise IllegalAction("each player discards one card face down before trick 1: use 'discard <card>'")
+            raise IllegalAction(
+                "each player discards one card face down before trick 1: use 'discard <card>'"
+            )
         card = str(parsed.args[0])
         if card not in self.hands[seat]:
             raise IllegalAction(f"cannot discard {card}: not in your hand")
@@ -378,6 +406,24 @@ class Deal:
         events.append({"type": "end", "result": self.result()})
 
 
+def _clone_auction(auction: Auction, deal: Deal, twin: Deal) -> Auction:
+    """The auction's own `clone()` when it has one, else a deep copy that shares what never changes."""
+    own_clone = getattr(auction, "clone", None)
+    if callable(own_clone):
+        clone: Auction = own_clone()
+        return clone
+    # Keep links to the deal, the ruleset and the house rules pointing right; share immutable values.
+    memo: dict[int, Any] = {id(deal): twin, id(deal.ruleset): deal.ruleset}
+    memo[id(deal.house_rules)] = deal.house_rules
+    for value in vars(auction).values():
+        items = value if isinstance(value, list | tuple) else (value,)
+        for item in items:
+            if isinstance(item, frozenset | tuple | str):
+                memo[id(item)] = item
+    copied: Auction = copy.deepcopy(auction, memo)
+    return copied
+
+
 def _trick_winner(cards: Sequence[tuple[int, str]], trump: str | None) -> int:
     """The highest trump wins, else the highest card of the suit led."""
     best_seat, best_card = cards[0]
@@ -390,7 +436,9 @@ def _trick_winner(cards: Sequence[tuple[int, str]], trump: str | None) -> int:
     return best_seat
 
 
-def _check_deal(hands: Sequence[Sequence[str]], dealer: object, turn_up: str | None, needs_turn_up: bool) -> None:
+def _check_deal(
+    hands: Sequence[Sequence[str]], dealer: object, turn_up: str | None, needs_turn_up: bool
+) -> None:
     if not isinstance(dealer, int) or isinstance(dealer, bool) or dealer not in SEATS:
         raise MalformedRecord(f"dealer must be a seat 0-3, not {dealer!r}")
     if len(hands) != 4:

@@ -15,13 +15,13 @@ class RulesError(Exception):
         return str(self.args[0]) if self.args else self.__class__.__name__
 
 
-class MalformedAction(RulesError):
+class MalformedAction(RulesError):  # noqa: N818 (public API name)
     """The action is not a word of the ruleset's vocabulary, or its arguments do not parse."""
 
 
-class IllegalAction(RulesError):
+class IllegalAction(RulesError):  # noqa: N818 (public API name)
     """The action is well formed but the rules do not allow it now; the message names the rule."""
 
 
-class MalformedRecord(RulesError):
+class MalformedRecord(RulesError):  # noqa: N818 (public API name)
     """A deal record is not valid JSON of the documented shape, or its cards are inconsistent."""

@@ -11,7 +11,9 @@ from .deck import deal_from_seed
 from .errors import IllegalAction, MalformedAction, MalformedRecord, RulesError
 from .ruleset import get_ruleset
 
-_KNOWN_KEYS = {"ruleset", "house_rules", "dealer", "hands", "turn_up", "actions", "multiplier", "doubled", "seed"}
+_KNOWN_KEYS = {
+    "ruleset", "house_rules", "dealer", "hands", "turn_up", "actions", "multiplier", "doubled", "seed",
+}
 
 
 def deal_from_record(record: Mapping[str, Any]) -> tuple[Deal, list[Any]]:
@@ -52,9 +54,13 @@ def deal_from_record(record: Mapping[str, Any]) -> tuple[Deal, list[Any]]:
         raise MalformedRecord(error.reason) from None
     seed = record.get("seed")
     if seed is not None:
-        dealt, _ = deal_from_seed(str(seed), record["dealer"], ruleset.packets)
+        if not isinstance(seed, str):
+            raise MalformedRecord("'seed' must be a string")
+        dealt, last_card = deal_from_seed(seed, record["dealer"], ruleset.packets)
         if [sorted(h) for h in dealt] != [sorted(h) for h in hands]:
             raise MalformedRecord("the hands are not the ones the seed deals")
+        if deal.turn_up is not None and deal.turn_up != last_card:
+            raise MalformedRecord(f"the seed turns up {last_card}, not {deal.turn_up}")
     return deal, actions
 
 

@@ -158,6 +158,24 @@ class Ruleset(ABC):
         """The multiplier of the next deal. By default every deal counts once."""
         return 1
 
+    @property
+    def zero_sum(self) -> bool:
+        """Whether every deal's points sum to zero: `zero_sum` under [ruleset] in the data, default true."""
+        return bool(self.data.get("ruleset", {}).get("zero_sum", True))
+
+    def points_problem(self, deal: Deal) -> str | None:
+        """What breaks this ruleset's points invariant in a finished `deal`, or None (tests call it).
+
+        By default: a zero-sum ruleset's points must sum to zero. A ruleset that is not zero-sum by its
+        source declares `zero_sum = false` and may override this to check its own invariant.
+        """
+        points = deal.points or [0, 0, 0, 0]
+        if self.zero_sum and sum(points) != 0:
+            return (f"{self.name} is zero-sum but the points {points} sum to {sum(points)} (a ruleset "
+                    f"that is not zero-sum by its source declares zero_sum = false under [ruleset] in "
+                    f"seeds/{self.name}.toml)")
+        return None
+
 
 _REGISTRY: dict[str, type[Ruleset]] = {}
 _INSTANCES: dict[str, Ruleset] = {}
@@ -189,6 +207,8 @@ def ruleset_names() -> list[str]:
 
 def score_groups(contract: Contract) -> list[tuple[int, ...]]:
     """Seat groups whose trick totals decide the points: the declarer side(s), then the defenders."""
-    declarer_groups = [contract.declarers] if contract.team else [(seat,) for seat in contract.declarers]
+    declarer_groups: list[tuple[int, ...]] = (
+        [contract.declarers] if contract.team else [(seat,) for seat in contract.declarers]
+    )
     defenders = tuple(seat for seat in range(4) if seat not in contract.declarers)
-    return [*declarer_groups, defenders]
+    return [*declarer_groups, defenders] if defenders else declarer_groups  # four equal misères: no defender

@@ -1,9 +1,10 @@
 """A session: a run of deals at one table, with running balances and the dealer moving on.
 
-A session ends after an agreed number of played deals, when a seat's balance reaches a target
-(up or down), or never (open-ended, until the players stop). Thrown-in deals (all passed) do not count
-towards the number of deals. Each deal's seed is derived from the session secret by HMAC-SHA256, so
-that publishing one deal's seed after it ends reveals nothing about the next.
+A session ends after an agreed number of played deals, when a seat's balance reaches a positive
+target (000: "le premier à atteindre +50 unités gagne"), or never (open-ended, until the players
+stop). Thrown-in deals do not count towards the number of deals, but the deal still passes (D1).
+Each deal's seed is derived from the session secret by HMAC-SHA256, so that publishing one deal's
+seed after it ends reveals nothing about the next.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class Session:
             return False
         if self.deals_limit is not None and self.played_deals >= self.deals_limit:
             return True
-        return self.target is not None and any(abs(balance) >= self.target for balance in self.balances)
+        # The source's example is "the first to reach +50 wins": a positive balance ends the session.
+        return self.target is not None and max(self.balances) >= self.target
 
     def apply(self, seat: int, action: str) -> list[Event]:
         """Apply an action to the current deal; settles the balances when the deal ends."""
@@ -88,8 +90,8 @@ class Session:
         thrown_in = self.deal.thrown_in
         dealer = self.ruleset.next_dealer(self.deal.dealer, thrown_in)
         multiplier = self.ruleset.next_multiplier(self.deal.multiplier, thrown_in)
-        self.deal = Deal.from_seed(self.ruleset, self.deal_seed(self.deal_number), dealer, self.house_rules,
-                                   multiplier=multiplier)
+        seed = self.deal_seed(self.deal_number)
+        self.deal = Deal.from_seed(self.ruleset, seed, dealer, self.house_rules, multiplier=multiplier)
         return self.deal
 
     def snapshot(self) -> dict[str, Any]:
@@ -102,15 +104,23 @@ class Session:
             "target": self.target,
             "first_dealer": self.first_dealer,
             "finished_deals": len(self.history),
-            "actions": [[[seat, action] for seat, action in entry["record"]["actions"]] for entry in self.history]
-            + [[[seat, action] for seat, action in self.deal.log]],
+            "actions": self._actions_per_deal(),
         }
+
+    def _actions_per_deal(self) -> list[list[list[Any]]]:
+        # A finished current deal is already the last entry of the history: list it once.
+        finished = [[[seat, action] for seat, action in entry["record"]["actions"]] for entry in self.history]
+        if self.deal.finished:
+            return finished
+        return [*finished, [[seat, action] for seat, action in self.deal.log]]
 
     @classmethod
     def restore(cls, snapshot: Mapping[str, Any]) -> Session:
         """Rebuild a session from `snapshot()` by replaying every action."""
-        session = cls(snapshot["ruleset"], snapshot["secret"], snapshot["house_rules"], deals=snapshot["deals"],
-                      target=snapshot["target"], first_dealer=snapshot["first_dealer"])
+        session = cls(
+            snapshot["ruleset"], snapshot["secret"], snapshot["house_rules"],
+            deals=snapshot["deals"], target=snapshot["target"], first_dealer=snapshot["first_dealer"],
+        )
         for number, actions in enumerate(snapshot["actions"]):
             if number > 0:
                 session.next_deal()

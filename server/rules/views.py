@@ -27,7 +27,7 @@ def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
     ended = deal.phase is Phase.END
     view: dict[str, Any] = {
         "ruleset": deal.ruleset.name,
-        "house_rules": deal.house_rules,
+        "house_rules": dict(deal.house_rules),
         "seat": seat,
         "dealer": deal.dealer,
         "eldest": deal.eldest,
@@ -37,7 +37,7 @@ def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
         "hand": sort_hand(deal.hands[seat]) if seat is not None else None,
         "hand_counts": [len(hand) for hand in deal.hands],
         "turn_up": deal.turn_up,
-        "turn_up_in_hand": deal.turn_up is not None and not _turn_up_played(deal),
+        "turn_up_in_hand": _turn_up_in_hand(deal),
         "calls": [[s, action] for s, action in deal.calls],
         "announcements": list(deal.announcements),
         "auction": deal.auction.public_state(),
@@ -72,8 +72,10 @@ def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
     return view
 
 
-def _turn_up_played(deal: Deal) -> bool:
+def _turn_up_in_hand(deal: Deal) -> bool:
+    # Held until it is played: a turn-up discarded face down still counts as held, so that the
+    # view does not reveal the dealer's discard.
     turn_up = deal.turn_up
-    if deal.trick is not None and any(card == turn_up for _, card in deal.trick.cards):
-        return True
-    return any(card == turn_up for trick in deal.tricks for _, card in trick.cards)
+    if turn_up is None:
+        return False
+    return turn_up in deal.hands[deal.dealer] or deal.discards.get(deal.dealer) == turn_up

@@ -1,3 +1,3 @@
 """The rulesets. Importing this package registers each of them by name."""
 
-from . import solo_whist  # noqa: F401
+from . import belge_club, couleur, solo_whist  # noqa: F401

@@ -6,11 +6,12 @@ turn logic and the payment arithmetic.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..actions import ParsedAction
+from ..actions import Arg, ParsedAction
 from ..errors import IllegalAction
 from ..ruleset import Contract, Event, Ruleset, register
 
@@ -49,6 +50,12 @@ class SoloWhistAuction:
         self.eldest_cop_chance_used = False
         self.upgrade_chance_used = False
         self.done = False
+
+    def clone(self) -> SoloWhistAuction:
+        """An independent copy (see `Deal.clone`): only `passed` is a mutable container."""
+        twin = copy.copy(self)
+        twin.passed = set(self.passed)
+        return twin
 
     # -- what may be called
 
@@ -147,7 +154,8 @@ class SoloWhistAuction:
             return "cop is legal only while a prop stands uncopped and nothing higher has been called"
         if self._upgrade_chance(seat):
             return "a lone proposer may only raise to solo or higher (D4)"
-        return f"a call must be higher than the current call ({self.highest.name if self.highest else 'none'})"
+        current = self.highest.name if self.highest else "none"
+        return f"a call must be higher than the current call ({current})"
 
     def _advance(self, seat: int) -> None:
         for step in range(1, 5):
@@ -211,7 +219,7 @@ class SoloWhist(Ruleset):
     """British Solo Whist, RULES.md §1."""
 
     name = "solo-whist"
-    extra_vocabulary = {
+    extra_vocabulary: ClassVar[Mapping[str, tuple[Arg, ...]]] = {
         call: ()
         for call in ("prop", "cop", "solo", "misere", "abundance", "royal-abundance", "spread-misere",
                      "abundance-declared")
