@@ -1,4 +1,3 @@
-# ruff: noqa: N802  (rule tests are named after their RULES.md id, e.g. D5)
 """Sessions: running balances, the dealer moving on after every deal (D1), and the three endings."""
 
 from __future__ import annotations

@@ -1,4 +1,3 @@
-# ruff: noqa: N802  (rule tests are named after their RULES.md id, e.g. D5)
 """Solo Whist auction, trump naming and lead rules: RULES.md §1 "Auction" and "Play", D2, D3, D4.
 
 Dealer 3 throughout unless said otherwise, so seat 0 is eldest and the order of speech is 0 1 2 3.

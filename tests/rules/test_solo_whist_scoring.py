@@ -1,4 +1,3 @@
-# ruff: noqa: N802  (rule tests are named after their RULES.md id, e.g. D5)
 """Solo Whist scoring (RULES.md §1 "Scoring"), the stake multiplier, the house rules `overtricks` and
 `stakes_table`, and the early end of play (D5).
 
