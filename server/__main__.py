@@ -1,0 +1,104 @@
+"""`python -m server` / `whist-server`: run the live server.
+
+Prints exactly one line to stdout once listening (`whist-server listening on http://HOST:PORT/`);
+logs go to stderr as one JSON object per line. SIGTERM and SIGINT shut it down cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import logging
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from .app import Limits, WhistServer
+from .http import DEFAULT_STATIC_DIR
+from .store import open_store
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message and any `extra={"fields": {...}}`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a JSON line."""
+        line = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(prog="whist-server", description="Real-time whist server.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port (0 picks a free one; default 8765)")
+    parser.add_argument("--store", default="memory://",
+                        help="memory:// (default, embedded) or redis://HOST:PORT/DB[?prefix=P]")
+    parser.add_argument("--log-level", default="info", help="debug, info, warning or error (default info)")
+    parser.add_argument("--bot-delay", type=float, default=0.6,
+                        help="seconds a bot waits before acting, so humans can follow (default 0.6)")
+    parser.add_argument("--rate-limit", type=float, default=20.0,
+                        help="messages per second per connection (bursts of twice that; default 20)")
+    parser.add_argument("--static-dir", type=Path, default=DEFAULT_STATIC_DIR,
+                        help="the web client's files (default client_web/)")
+    return parser.parse_args(argv)
+
+
+async def serve_until_stopped(args: argparse.Namespace) -> None:
+    """Listen, announce, and wait for SIGTERM/SIGINT."""
+    log = logging.getLogger("whist.main")
+    store = open_store(args.store)
+    server = WhistServer(store, bot_delay=args.bot_delay, static_dir=args.static_dir,
+                         limits=Limits(args.rate_limit, 2 * args.rate_limit))
+    host, port = await server.start(args.host, args.port)
+    # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
+    # out of the garbage collector's full passes, which otherwise pause every table now and then.
+    gc.freeze()
+    shown_host = args.host if args.host not in ("", "0.0.0.0", "::") else host
+    print(f"whist-server listening on http://{shown_host}:{port}/", flush=True)
+    log.info("listening", extra={"fields": {"host": host, "port": port, "store": store.kind,
+                                            "bot_delay": args.bot_delay}})
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    started = time.monotonic()
+    log.info("shutting down")
+    await server.stop()
+    log.info("stopped", extra={"fields": {"seconds": round(time.monotonic() - started, 3)}})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `python -m server` and the `whist-server` console script."""
+    args = parse_args(argv)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLogFormatter())
+    logging.basicConfig(level=args.log_level.upper(), handlers=[handler], force=True)
+    logging.getLogger("websockets").setLevel(max(logging.WARNING, logging.getLogger().level))
+    try:
+        asyncio.run(serve_until_stopped(args))
+    except OSError as problem:
+        logging.getLogger("whist.main").error("cannot start: %s", problem)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

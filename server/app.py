@@ -1,0 +1,285 @@
+"""The WebSocket server: connections, per-connection limits, and the dispatch of requests to rooms."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from . import protocol
+from .bots import bot_names
+from .http import DEFAULT_STATIC_DIR, make_process_request
+from .protocol import ProtocolError, RequestId
+from .rooms import Room, RoomManager
+from .rules import ruleset_names
+from .store import Store
+
+log = logging.getLogger("whist.app")
+
+SERVER_NAME = "whist-server 0.1.0"
+# Frames between 64 KiB and this size get a `frame_too_large` error; larger ones close with 1009.
+HARD_MAX_FRAME = 1024 * 1024
+# Protocol-level errors (bad frames, flooding) within STRIKE_WINDOW seconds that close the connection
+# with 1008. A window rather than "in a row": a flooder's messages that slip through as the bucket
+# refills must not wipe the slate.
+MAX_STRIKES = 30
+STRIKE_WINDOW = 10.0
+OUTBOX_LIMIT = 5000
+ABUSE_CODES = frozenset(
+    ("bad_json", "bad_msgpack", "unknown_type", "invalid_message", "frame_too_large", "rate_limited")
+)
+
+
+class Limits:
+    """Per-connection rate limit: a token bucket of `burst` messages refilled at `rate` per second."""
+
+    def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
+        self.rate = rate
+        self.burst = burst
+
+
+class Connection:
+    """One client: its name, encoding, room and seat token, bucket and outgoing queue."""
+
+    def __init__(self, websocket: ServerConnection, app: WhistServer) -> None:
+        self.websocket = websocket
+        self.app = app
+        self.name = "Player"
+        self.wants_events = True
+        self.room: Room | None = None
+        self.participant: str | None = None
+        self.token: str | None = None
+        self.binary = False
+        self.tokens = app.limits.burst
+        self.refilled = time.monotonic()
+        self.strikes: collections.deque[float] = collections.deque()  # times of recent abuse errors
+        self.outbox: asyncio.Queue[str | bytes] = asyncio.Queue()
+        self.closing = False
+
+    # ---------------------------------------------------------------- sending
+
+    def push(self, message: dict[str, Any]) -> None:
+        """Queue a message in the connection's current encoding (the last one the client used)."""
+        if self.closing:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            # A client that reads nothing must not hold the server's memory.
+            self.close(1008, "not reading: too many messages waiting")
+            return
+        self.outbox.put_nowait(protocol.encode_frame(message, self.binary))
+
+    async def write_loop(self) -> None:
+        """Send queued frames in order."""
+        try:
+            while True:
+                frame = await self.outbox.get()
+                await self.websocket.send(frame)
+        except ConnectionClosed:
+            pass
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection (after what is queued has been sent)."""
+        if self.closing:
+            return
+        self.closing = True
+        log.info("closing connection", extra={"fields": {"code": code, "reason": reason}})
+
+        async def close_after_flush() -> None:
+            # Let the last answers (the errors that explain the close) go out, but not forever: a
+            # client that reads nothing is closed after a short wait.
+            deadline = time.monotonic() + 2.0
+            while not self.outbox.empty() and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            await self.websocket.close(code, reason)
+
+        self.app.spawn(close_after_flush())
+
+    # ---------------------------------------------------------------- receiving
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        limits = self.app.limits
+        self.tokens = min(limits.burst, self.tokens + (now - self.refilled) * limits.rate)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def receive(self, frame: str | bytes) -> None:
+        """Handle one frame: limits, decoding, validation, dispatch; always one answer."""
+        started = time.perf_counter()
+        try:
+            await self._receive(frame)
+        finally:
+            self.app.request_seconds.append(time.perf_counter() - started)
+
+    async def _receive(self, frame: str | bytes) -> None:
+        self.binary = isinstance(frame, bytes)
+        request_id: RequestId | None = None
+        try:
+            if not self._take_token():
+                limits = self.app.limits
+                raise ProtocolError("rate_limited", f"too many messages: at most {limits.rate:g} per second "
+                                    f"(bursts of {limits.burst:g}); this one was ignored")
+            data = protocol.decode_frame(frame)
+            raw_id = data.get("id")
+            if isinstance(raw_id, int | str) and not isinstance(raw_id, bool):
+                request_id = raw_id
+            request = protocol.parse_request(data)
+            result = await self.app.dispatch(self, request)
+            self.push(protocol.ok(request.id, result))
+        except ProtocolError as problem:
+            answer_id = problem.request_id if problem.request_id is not None else request_id
+            self.push(protocol.error(answer_id, problem.code, problem.message))
+            if problem.code in ABUSE_CODES:
+                now = time.monotonic()
+                self.strikes.append(now)
+                while self.strikes and self.strikes[0] < now - STRIKE_WINDOW:
+                    self.strikes.popleft()
+                if len(self.strikes) >= MAX_STRIKES:
+                    self.close(1008, f"too many bad or excess messages ({problem.code})")
+        except Exception as failure:
+            log.exception("request failed")
+            self.push(protocol.error(request_id, "internal_error", f"the server failed: {failure!r}"))
+
+
+class WhistServer:
+    """The server: a room manager on a store, listening for WebSocket and HTTP on one port."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bot_delay: float = 0.6,
+        static_dir: Path = DEFAULT_STATIC_DIR,
+        limits: Limits | None = None,
+    ) -> None:
+        self.store = store
+        self.manager = RoomManager(store, bot_delay)
+        self.static_dir = static_dir
+        self.limits = limits or Limits()
+        self.connections: set[Connection] = set()
+        self.server: Server | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+        # How long the last requests took inside the server (frame read -> answer queued), for /health.
+        self.request_seconds: collections.deque[float] = collections.deque(maxlen=5000)
+    def spawn(self, coroutine: Awaitable[Any]) -> None:
+        """Run a background task, keeping a reference until it ends."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def dispatch(self, conn: Connection, request: protocol.Request) -> dict[str, Any]:
+        """Route a validated request to the room manager (each case typed by its model)."""
+        manager = self.manager
+        match request:
+            case protocol.Hello(name=name, events=events):
+                conn.name = name.strip() or "Player"
+                conn.wants_events = events
+                return {"name": conn.name, "server": SERVER_NAME, "rulesets": ruleset_names(),
+                        "bots": bot_names(), "protocol": protocol.PROTOCOL_VERSION}
+            case protocol.Ping():
+                return {}
+            case protocol.ListRooms(subscribe=subscribe):
+                if subscribe:
+                    manager.lobby_peers.add(conn)
+                else:
+                    manager.lobby_peers.discard(conn)
+                return {"rooms": await manager.lobby()}
+            case protocol.CreateRoom():
+                return await manager.create_room(conn, request)
+            case protocol.Join(room_id=room_id, seat=seat):
+                return await manager.join(conn, room_id, seat)
+            case protocol.Resume(room_id=room_id, token=token):
+                return await manager.resume(conn, room_id, token)
+            case protocol.Watch(room_id=room_id):
+                return await manager.watch(conn, room_id)
+            case protocol.Leave():
+                return await manager.leave(conn)
+            case protocol.AddBot(seat=seat, bot=bot):
+                return await manager.add_bot(conn, seat, bot)
+            case protocol.RemoveBot(seat=seat):
+                return await manager.remove_bot(conn, seat)
+            case protocol.Start():
+                return await manager.start_game(conn)
+            case protocol.Act(action=action, seat=seat):
+                return await manager.act(conn, action, seat)
+            case protocol.Ready():
+                return await manager.ready(conn)
+            case protocol.EndGame():
+                return await manager.end_game(conn)
+            case protocol.GetRecords():
+                return await manager.records(conn)
+            case protocol.GetState():
+                manager.current(conn).send(conn, None)
+                return {}
+        raise ProtocolError("unknown_type", f"no handler for {request.type!r}")
+
+    # ---------------------------------------------------------------- connections
+
+    async def handle(self, websocket: ServerConnection) -> None:
+        """One WebSocket connection, from handshake to close."""
+        conn = Connection(websocket, self)
+        self.connections.add(conn)
+        writer = asyncio.create_task(conn.write_loop())
+        log.info("connection opened", extra={"fields": {"remote": str(websocket.remote_address)}})
+        try:
+            async for frame in websocket:
+                await conn.receive(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            conn.closing = True
+            self.connections.discard(conn)
+            self.manager.lobby_peers.discard(conn)
+            if conn.room is not None:
+                conn.room.detach(conn)
+            writer.cancel()
+            log.info("connection closed", extra={"fields": {"code": websocket.close_code}})
+
+    async def health(self) -> dict[str, Any]:
+        """The `/health` report."""
+        store_ok = await self.store.ping()
+        recent = sorted(self.request_seconds)
+
+        def ms(share: float) -> float | None:
+            return round(recent[min(len(recent) - 1, int(share * len(recent)))] * 1000, 3) if recent else None
+
+        return {"status": "ok" if store_ok else "degraded", "rooms": len(self.manager.rooms),
+                "connections": len(self.connections), "store": self.store.kind,
+                "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
+
+    async def start(self, host: str, port: int) -> tuple[str, int]:
+        """Load the stored rooms and listen; returns the bound address (port 0 picks a free one)."""
+        await self.manager.load_all()
+        self.server = await serve(
+            self.handle,
+            host,
+            port,
+            process_request=make_process_request(self.static_dir, self.health),
+            max_size=HARD_MAX_FRAME,
+            ping_interval=20,
+            ping_timeout=20,
+            close_timeout=3,  # on shutdown, do not wait long for clients that do not answer
+        )
+        sockname = next(iter(self.server.sockets)).getsockname()
+        return str(sockname[0]), int(sockname[1])
+
+    async def stop(self) -> None:
+        """Close every connection, stop bots and close the store."""
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+        await self.manager.close()
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.store.close()

@@ -1,0 +1,353 @@
+"""The wire protocol: every message as a pydantic v2 model in one discriminated union on `type`.
+
+JSON text frames and msgpack binary frames carry the same schema (see docs/protocol.md). Decoding turns
+bytes into a validated request or a `ProtocolError` with a stable code; encoding turns a message into a
+frame in the client's encoding.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+import msgpack  # type: ignore[import-untyped]
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL_VERSION = 1
+MAX_FRAME_BYTES = 64 * 1024
+
+RequestId = int | str
+
+
+class ProtocolError(Exception):
+    """A request that cannot be served; `code` is stable, `message` says what is wrong."""
+
+    def __init__(self, code: str, message: str, request_id: RequestId | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Request(_Message):
+    id: RequestId
+
+
+# ------------------------------------------------------------------------------------------- requests
+
+
+class Hello(_Request):
+    """Set the player's name; the answer lists rulesets and bots."""
+
+    type: Literal["hello"]
+    name: Annotated[str, Field(min_length=1, max_length=32)] = "Player"
+    events: bool = True  # false: no `events` pushes (the client draws everything from `state`)
+
+
+class Ping(_Request):
+    """Liveness check."""
+
+    type: Literal["ping"]
+
+
+class ListRooms(_Request):
+    """The lobby; `subscribe` asks for `lobby` pushes on every change."""
+
+    type: Literal["list_rooms"]
+    subscribe: bool = False
+
+
+class SessionLength(_Message):
+    """How long a session lasts: N played deals, a target balance, both, or neither (open)."""
+
+    deals: Annotated[int, Field(ge=1, le=1000)] | None = None
+    target: Annotated[int, Field(ge=1, le=100000)] | None = None
+
+
+SeatChoice = Annotated[int, Field(ge=0, le=3)]
+
+
+class CreateRoom(_Request):
+    """Create a room; the creator is its host and may sit at once."""
+
+    type: Literal["create_room"]
+    ruleset: str
+    house_rules: dict[str, Any] = Field(default_factory=dict)
+    session: SessionLength = Field(default_factory=SessionLength)
+    listed: bool = True
+    bot: str | None = None
+    name: Annotated[str, Field(min_length=1, max_length=48)] | None = None
+    seat: SeatChoice | Literal["any"] | None = "any"
+    grace_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
+
+
+class Join(_Request):
+    """Take a chosen seat, or the first free one when `seat` is null."""
+
+    type: Literal["join"]
+    room_id: Annotated[str, Field(min_length=1, max_length=64)]
+    seat: SeatChoice | None = None
+
+
+class Resume(_Request):
+    """Come back to a seat (or host rights) with the token `join`/`create_room` gave."""
+
+    type: Literal["resume"]
+    room_id: Annotated[str, Field(min_length=1, max_length=64)]
+    token: Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class Watch(_Request):
+    """Enter a room as a spectator."""
+
+    type: Literal["watch"]
+    room_id: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Leave(_Request):
+    """Leave the current room, giving up the seat if any."""
+
+    type: Literal["leave"]
+
+
+class AddBot(_Request):
+    """Host: put a bot on an empty seat (null: the first empty one)."""
+
+    type: Literal["add_bot"]
+    seat: SeatChoice | None = None
+    bot: str | None = None
+
+
+class RemoveBot(_Request):
+    """Host: take a bot off a seat."""
+
+    type: Literal["remove_bot"]
+    seat: SeatChoice
+
+
+class Start(_Request):
+    """Host: start the session; bots fill the empty seats."""
+
+    type: Literal["start"]
+
+
+class Act(_Request):
+    """Take an action of the deal-record vocabulary for one's own seat."""
+
+    type: Literal["act"]
+    action: Annotated[str, Field(min_length=1, max_length=64)]
+    seat: SeatChoice | None = None
+
+
+class Ready(_Request):
+    """Ready for the next deal."""
+
+    type: Literal["ready"]
+
+
+class EndGame(_Request):
+    """Host: end the session now."""
+
+    type: Literal["end_game"]
+
+
+class GetRecords(_Request):
+    """The deal records of every finished deal of the session."""
+
+    type: Literal["get_records"]
+
+
+class GetState(_Request):
+    """Ask for a fresh `state` push."""
+
+    type: Literal["get_state"]
+
+
+Request = Annotated[
+    Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
+    | Ready | EndGame | GetRecords | GetState,
+    Field(discriminator="type"),
+]
+REQUEST_TYPES = frozenset((
+    "hello", "ping", "list_rooms", "create_room", "join", "resume", "watch", "leave", "add_bot",
+    "remove_bot", "start", "act", "ready", "end_game", "get_records", "get_state",
+))
+
+# ------------------------------------------------------------------------------------------- server messages
+
+
+class Ok(_Message):
+    """The answer to a request that succeeded."""
+
+    type: Literal["ok"]
+    id: RequestId
+    result: dict[str, Any]
+
+
+class Error(_Message):
+    """The answer to a request that failed (or to an unreadable frame: `id` null)."""
+
+    type: Literal["error"]
+    id: RequestId | None
+    code: str
+    message: str
+
+
+class You(_Message):
+    """Who the recipient of a `state` is in the room."""
+
+    seat: int | None
+    host: bool
+    spectator: bool
+
+
+class SeatInfo(_Message):
+    """One seat as everyone sees it (never its token)."""
+
+    seat: int
+    kind: Literal["human", "bot", "empty"]
+    name: str | None
+    connected: bool
+    bot_playing: bool
+    ready: bool
+
+
+class RoomInfo(_Message):
+    """The public facts of a room."""
+
+    room_id: str
+    name: str
+    ruleset: str
+    house_rules: dict[str, Any]
+    listed: bool
+    bot: str
+    session: SessionLength
+    grace_seconds: float
+    status: Literal["waiting", "playing", "between_deals", "over"]
+    host_seat: int | None
+    seats: list[SeatInfo]
+    spectators: int
+    deal_number: int
+    played_deals: int
+    balances: list[int]
+    session_over: bool
+    version: int
+
+
+class State(_Message):
+    """Push: the recipient's view of the room (seat view, or the public view for a spectator)."""
+
+    type: Literal["state"]
+    room_id: str
+    you: You
+    room: RoomInfo
+    view: dict[str, Any] | None
+
+
+class Events(_Message):
+    """Push: public events in order."""
+
+    type: Literal["events"]
+    room_id: str
+    deal_number: int
+    events: list[dict[str, Any]]
+
+
+class LobbyEntry(_Message):
+    """One room of the lobby."""
+
+    room_id: str
+    name: str
+    ruleset: str
+    status: str
+    humans: int
+    free_seats: int
+    spectators: int
+    session: SessionLength
+    created_at: float
+
+
+class Lobby(_Message):
+    """Push: the whole lobby list."""
+
+    type: Literal["lobby"]
+    rooms: list[LobbyEntry]
+
+
+ServerMessage = Annotated[Ok | Error | State | Events | Lobby, Field(discriminator="type")]
+Message = Annotated[
+    Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
+    | Ready | EndGame | GetRecords | GetState | Ok | Error | State | Events | Lobby,
+    Field(discriminator="type"),
+]
+
+REQUEST_ADAPTER: TypeAdapter[Request] = TypeAdapter(Request)
+SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+
+# ------------------------------------------------------------------------------------------- frames
+
+
+def decode_frame(frame: str | bytes) -> dict[str, Any]:
+    """Bytes or text to a message object (not yet validated); raises `ProtocolError`."""
+    if len(frame) > MAX_FRAME_BYTES:
+        raise ProtocolError("frame_too_large", f"frame of {len(frame)} bytes is over the limit of "
+                            f"{MAX_FRAME_BYTES} bytes (64 KiB)")
+    data: Any
+    if isinstance(frame, str):
+        try:
+            data = json.loads(frame)
+        except (ValueError, RecursionError) as error:
+            raise ProtocolError("bad_json", f"text frame is not valid JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise ProtocolError("bad_json", f"a message is a JSON object, not {type(data).__name__}")
+    else:
+        try:
+            data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
+        except Exception as error:  # msgpack raises several unrelated types for bad input
+            raise ProtocolError("bad_msgpack", f"binary frame is not valid msgpack: {error}") from None
+        if not isinstance(data, dict):
+            raise ProtocolError("bad_msgpack", f"a message is a msgpack map, not {type(data).__name__}")
+    return data
+
+
+def parse_request(data: dict[str, Any]) -> Request:
+    """Validate a decoded object as a request; raises `ProtocolError` naming the problem."""
+    raw_id = data.get("id")
+    readable_id = isinstance(raw_id, int | str) and not isinstance(raw_id, bool)
+    request_id: RequestId | None = raw_id if readable_id else None
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in REQUEST_TYPES:
+        shown = "missing" if kind is None else repr(kind)
+        raise ProtocolError("unknown_type", f"unknown message type {shown}; expected one of "
+                            f"{', '.join(sorted(REQUEST_TYPES))}", request_id)
+    try:
+        return REQUEST_ADAPTER.validate_python(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc'][1:]) or 'message'}: {issue['msg']}"
+            for issue in error.errors(include_url=False)
+        )
+        raise ProtocolError("invalid_message", f"invalid {kind!r} message: {problems}", request_id) from None
+
+
+def encode_frame(message: dict[str, Any], binary: bool) -> str | bytes:
+    """A message object as a frame: msgpack bytes when `binary`, else JSON text."""
+    if binary:
+        packed: bytes = msgpack.packb(message, use_bin_type=True)
+        return packed
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def ok(request_id: RequestId, result: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An `ok` answer as a message object."""
+    return {"type": "ok", "id": request_id, "result": result or {}}
+
+
+def error(request_id: RequestId | None, code: str, message: str) -> dict[str, Any]:
+    """An `error` answer as a message object."""
+    return {"type": "error", "id": request_id, "code": code, "message": message}

@@ -1,0 +1,64 @@
+"""The storage interface: versioned room state, a per-room event log and the lobby index."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+class VersionConflictError(Exception):
+    """A versioned write found another version than the one it expected; nothing was written."""
+
+    def __init__(self, room_id: str, expected: int, found: int) -> None:
+        super().__init__(f"room {room_id}: expected version {expected}, found {found}")
+        self.room_id = room_id
+        self.expected = expected
+        self.found = found
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRoom:
+    """A room's state as last written, and its version (1 after creation, +1 per write)."""
+
+    version: int
+    state: JSON
+
+
+class Store(ABC):
+    """Where rooms live. Every write is a compare-and-set on the room's version."""
+
+    kind: str = "abstract"
+
+    @abstractmethod
+    async def save(
+        self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
+    ) -> int:
+        """Write `state` if the stored version is `expected_version` (0: the room must not exist), append
+        `log` to the event log and set (or, with None, remove) the room's lobby entry, all at once.
+        Returns the new version; raises `VersionConflictError` and writes nothing otherwise."""
+
+    @abstractmethod
+    async def load(self, room_id: str) -> StoredRoom | None:
+        """The room's state and version, or None if there is no such room."""
+
+    @abstractmethod
+    async def read_log(self, room_id: str) -> list[JSON]:
+        """The room's event log, oldest first."""
+
+    @abstractmethod
+    async def lobby(self) -> dict[str, JSON]:
+        """Room id -> lobby entry for every listed room that is not over."""
+
+    @abstractmethod
+    async def room_ids(self) -> list[str]:
+        """The id of every stored room."""
+
+    async def ping(self) -> bool:
+        """Whether the store answers."""
+        return True
+
+    async def close(self) -> None:  # noqa: B027 (optional hook: only Redis holds connections)
+        """Release connections."""

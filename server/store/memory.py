@@ -1,0 +1,59 @@
+"""The embedded in-memory store: the default when no Redis is configured. Same semantics as Redis."""
+
+from __future__ import annotations
+
+import json
+
+from .base import JSON, Store, StoredRoom, VersionConflictError
+
+
+def _copy(value: JSON) -> JSON:
+    # A JSON round trip, as with Redis: the caller never shares objects with the store.
+    copied: JSON = json.loads(json.dumps(value))
+    return copied
+
+
+class MemoryStore(Store):
+    """Rooms in process memory; lost when the process ends."""
+
+    kind = "memory"
+
+    def __init__(self) -> None:
+        self._rooms: dict[str, tuple[int, str]] = {}
+        self._logs: dict[str, list[str]] = {}
+        self._lobby: dict[str, str] = {}
+
+    async def save(
+        self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
+    ) -> int:
+        """Compare-and-set; no await inside, so it is atomic on the event loop."""
+        found = self._rooms[room_id][0] if room_id in self._rooms else 0
+        if found != expected_version:
+            raise VersionConflictError(room_id, expected_version, found)
+        version = found + 1
+        self._rooms[room_id] = (version, json.dumps(state))
+        self._logs.setdefault(room_id, []).extend(json.dumps(entry) for entry in log)
+        if lobby_entry is None:
+            self._lobby.pop(room_id, None)
+        else:
+            self._lobby[room_id] = json.dumps(lobby_entry)
+        return version
+
+    async def load(self, room_id: str) -> StoredRoom | None:
+        """The stored room, as a fresh copy."""
+        if room_id not in self._rooms:
+            return None
+        version, text = self._rooms[room_id]
+        return StoredRoom(version, json.loads(text))
+
+    async def read_log(self, room_id: str) -> list[JSON]:
+        """The room's event log."""
+        return [json.loads(entry) for entry in self._logs.get(room_id, [])]
+
+    async def lobby(self) -> dict[str, JSON]:
+        """The lobby index."""
+        return {room_id: json.loads(text) for room_id, text in self._lobby.items()}
+
+    async def room_ids(self) -> list[str]:
+        """Every room id."""
+        return list(self._rooms)

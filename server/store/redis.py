@@ -1,0 +1,112 @@
+"""The Redis store (redis.asyncio). Each write is one Lua script: compare the version, then set the
+state, append to the log and update the lobby index, so no update is lost or applied twice."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+from redis.asyncio import BlockingConnectionPool, Redis
+
+from .base import JSON, Store, StoredRoom, VersionConflictError
+from .keys import DEFAULT_PREFIX, Keys
+
+# KEYS: room hash, room log, lobby hash, rooms set.
+# ARGV: expected version, state JSON, room id, lobby JSON ("" removes the entry), log entries...
+_SAVE_SCRIPT = """
+local found = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if found ~= tonumber(ARGV[1]) then
+  return {0, found}
+end
+local version = found + 1
+redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
+redis.call('SADD', KEYS[4], ARGV[3])
+for i = 5, #ARGV do
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+end
+if ARGV[4] == '' then
+  redis.call('HDEL', KEYS[3], ARGV[3])
+else
+  redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+end
+return {1, version}
+"""
+
+
+def split_store_url(url: str) -> tuple[str, str]:
+    """`redis://host:port/db?prefix=p` -> (the URL without `prefix`, the prefix)."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    prefix = query.pop("prefix", [DEFAULT_PREFIX])[0]
+    clean = urlunsplit(parts._replace(query=urlencode(query, doseq=True)))
+    return clean, prefix
+
+
+class RedisStore(Store):
+    """Rooms in Redis under one key prefix (see `keys.py`)."""
+
+    kind = "redis"
+
+    def __init__(self, url: str, prefix: str | None = None) -> None:
+        clean, url_prefix = split_store_url(url)
+        self.keys = Keys(prefix if prefix is not None else url_prefix)
+        # A bounded pool that waits for a free connection (the default pool raises when it runs out,
+        # which hundreds of busy tables do).
+        pool = BlockingConnectionPool.from_url(clean, decode_responses=True, max_connections=64, timeout=20)
+        self.redis: Redis = Redis(connection_pool=pool)
+        self._save = self.redis.register_script(_SAVE_SCRIPT)
+
+    async def save(
+        self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
+    ) -> int:
+        """The versioned write (one Lua script, atomic in Redis)."""
+        keys = [self.keys.room(room_id), self.keys.room_log(room_id), self.keys.lobby, self.keys.rooms]
+        args: list[Any] = [expected_version, json.dumps(state, separators=(",", ":")), room_id,
+                           "" if lobby_entry is None else json.dumps(lobby_entry, separators=(",", ":"))]
+        args.extend(json.dumps(entry, separators=(",", ":")) for entry in log)
+        written, version = await self._save(keys=keys, args=args)
+        if not written:
+            raise VersionConflictError(room_id, expected_version, int(version))
+        return int(version)
+
+    async def load(self, room_id: str) -> StoredRoom | None:
+        """The stored room."""
+        found = await self.redis.hmget(self.keys.room(room_id), ["version", "state"])
+        if found[0] is None or found[1] is None:
+            return None
+        return StoredRoom(int(found[0]), json.loads(found[1]))
+
+    async def read_log(self, room_id: str) -> list[JSON]:
+        """The room's event log."""
+        entries = await self.redis.lrange(self.keys.room_log(room_id), 0, -1)
+        return [json.loads(entry) for entry in entries]
+
+    async def lobby(self) -> dict[str, JSON]:
+        """The lobby index."""
+        entries: dict[str, str] = await self.redis.hgetall(self.keys.lobby)  # type: ignore[assignment]
+        return {room_id: json.loads(text) for room_id, text in entries.items()}
+
+    async def room_ids(self) -> list[str]:
+        """Every room id."""
+        members: set[str] = await self.redis.smembers(self.keys.rooms)  # type: ignore[assignment]
+        return sorted(members)
+
+    async def ping(self) -> bool:
+        """Whether Redis answers."""
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    async def delete_everything(self) -> int:
+        """Delete every key under this store's prefix (never the whole database). For tests."""
+        deleted = 0
+        async for key in self.redis.scan_iter(match=self.keys.pattern(), count=500):
+            deleted += int(await self.redis.delete(key))
+        return deleted
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self.redis.aclose()
+        await self.redis.connection_pool.disconnect()

@@ -1,0 +1,55 @@
+"""A write the store refuses (Redis down) is not applied: the player is told, and the room goes on
+from the stored state once the store answers again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.app import WhistServer
+from server.client import ServerError, WhistClient
+from server.rooms import records_from_log
+from server.store import MemoryStore
+
+
+class FlakyStore(MemoryStore):
+    """A memory store whose writes fail while `down` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+
+    async def save(self, room_id: str, state: dict[str, Any], expected_version: int,
+                   log: list[dict[str, Any]], lobby_entry: dict[str, Any] | None) -> int:
+        if self.down:
+            raise ConnectionError("store unreachable")
+        return await super().save(room_id, state, expected_version, log, lobby_entry)
+
+
+async def test_a_refused_write_changes_nothing_and_play_resumes() -> None:
+    store = FlakyStore()
+    server = WhistServer(store, bot_delay=0.0)
+    host, port = await server.start("127.0.0.1", 0)
+    client = await WhistClient.connect(f"ws://{host}:{port}/ws", name="Solo")
+    try:
+        await client.create_room("solo-whist", seat=0, session={"deals": 1}, bot="random")
+        await client.start()
+        await client.wait_for(lambda c: c.my_turn())
+        view = client.view
+        assert view is not None and client.room_id is not None
+        action = view["legal"][0]
+        store.down = True
+        with pytest.raises(ServerError) as caught:
+            await client.act(action)
+        assert caught.value.code == "store_unavailable" and "nothing was applied" in caught.value.message
+        store.down = False
+        await client.request("get_state")
+        assert client.view is not None and client.view["calls"] == view["calls"], "the action did not happen"
+        assert (await client.act(action))["action"] == action
+        await client.play_deal(lambda v: v["legal"][0])
+        records = records_from_log(await store.read_log(client.room_id))
+        assert len(records) == 1 and records[0]["actions"].count([0, action]) >= 1
+    finally:
+        await client.close()
+        await server.stop()
