@@ -1,0 +1,400 @@
+// The page: one state object, the requests the player can make, and a render that draws the lobby or
+// the table from that state. Everything the table shows comes from the server's `state` pushes
+// (docs/protocol.md); the page never decides what is legal or when the next deal starts.
+
+import { t, setLang, lang, otherLang } from "./i18n.js";
+import { Connection } from "./net.js";
+import { renderLobby } from "./lobby.js";
+import { renderRoom, announceEvents } from "./table.js";
+import { h, replace } from "./dom.js";
+
+const NAME_KEY = "whist.name";
+const TOKEN_PREFIX = "whist.token.";
+
+function storageGet(key) {
+  try { return localStorage.getItem(key); } catch { return null; }
+}
+function storageSet(key, value) {
+  try {
+    if (value === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch { /* private mode: the seat survives until the tab closes */ }
+}
+
+export const app = {
+  conn: null,
+  name: storageGet(NAME_KEY) || "",
+  server: { rulesets: [], bots: [], rulesetInfo: {} },
+  rooms: [],
+  roomsLoaded: false,
+  roomId: new URLSearchParams(location.search).get("room"),
+  you: null,
+  room: null,
+  view: null,
+  notFound: false,
+  pendingAction: null,
+  ui: {
+    nameDraft: null,
+    moreCalls: false,
+    lastTrickOpen: false,
+    summaryHidden: false,
+    summaryDealNumber: null,
+    form: null,
+    flashTrick: null,
+    readySent: null,
+  },
+
+  /** Redraw the page (the renderers call it after a purely local change). */
+  rerender() { render(); },
+
+  // ----------------------------------------------------------------------------- tokens
+
+  tokenFor(roomId) { return storageGet(TOKEN_PREFIX + roomId); },
+  keepToken(roomId, token) { if (token) storageSet(TOKEN_PREFIX + roomId, token); },
+  forgetToken(roomId) { storageSet(TOKEN_PREFIX + roomId, null); },
+
+  // ----------------------------------------------------------------------------- requests
+
+  /** Send a request and show any error in words; resolves with the result or null. */
+  async request(type, fields = {}, { quiet = [] } = {}) {
+    try {
+      return await this.conn.request(type, fields);
+    } catch (error) {
+      if (!quiet.includes(error.code)) showError(error);
+      throw error;
+    }
+  },
+
+  async saveName(name) {
+    const clean = name.trim().slice(0, 32);
+    if (!clean) return;
+    this.name = clean;
+    storageSet(NAME_KEY, clean);
+    await this.request("hello", { name: clean }).catch(() => {});
+    render();
+  },
+
+  async refreshRooms() {
+    const result = await this.request("list_rooms", { subscribe: true }).catch(() => null);
+    if (result) {
+      this.rooms = result.rooms || [];
+      this.roomsLoaded = true;
+      render();
+    }
+  },
+
+  async createRoom({ ruleset, houseRules, session, bots, sit }) {
+    if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
+    const result = await this.request("create_room", {
+      ruleset, house_rules: houseRules, session, seat: sit ? "any" : null,
+    }).catch(() => null);
+    if (!result) return;
+    this.keepToken(result.room_id, result.token);
+    this.enterRoom(result.room_id);
+    if (bots) await this.request("start").catch(() => {});
+  },
+
+  /** Show a room: come back to our seat with the kept token, else watch it. */
+  async openRoom(roomId) {
+    this.enterRoom(roomId);
+    await this.reattach();
+  },
+
+  /** The lobby's "Join": back to our seat if we hold one here, else the first free seat, else watch. */
+  async joinFromLobby(roomId) {
+    this.enterRoom(roomId);
+    if (this.tokenFor(roomId)) return this.reattach();
+    if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
+    try {
+      const result = await this.conn.request("join", { room_id: roomId, seat: null });
+      this.keepToken(result.room_id, result.token);
+    } catch (error) {
+      if (error.code === "no_such_room") return this.roomMissing();
+      if (error.code !== "room_full") showError(error);
+      await this.request("watch", { room_id: roomId }).catch(() => {});
+    }
+  },
+
+  enterRoom(roomId) {
+    this.roomId = roomId;
+    this.notFound = false;
+    const url = new URL(location.href);
+    url.searchParams.set("room", roomId);
+    history.replaceState(null, "", url);
+    render();
+  },
+
+  /** After a (re)connection or on opening a link: resume with the token, or watch. */
+  async reattach() {
+    const roomId = this.roomId;
+    if (!roomId) return;
+    const token = this.tokenFor(roomId);
+    if (token) {
+      try {
+        await this.conn.request("resume", { room_id: roomId, token });
+        return;
+      } catch (error) {
+        if (error.code === "bad_token") this.forgetToken(roomId);
+        else if (error.code === "no_such_room") return this.roomMissing();
+        else if (error.code !== "bad_token") { showError(error); return; }
+      }
+    }
+    try {
+      await this.conn.request("watch", { room_id: roomId });
+    } catch (error) {
+      if (error.code === "no_such_room") this.roomMissing();
+      else showError(error);
+    }
+  },
+
+  roomMissing() {
+    this.notFound = true;
+    this.forgetToken(this.roomId);
+    render();
+  },
+
+  async join(seat = null) {
+    if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
+    const result = await this.request("join", { room_id: this.roomId, seat }).catch(() => null);
+    if (result) this.keepToken(result.room_id, result.token);
+  },
+
+  async watch(roomId) {
+    this.enterRoom(roomId);
+    await this.request("watch", { room_id: roomId }).catch(() => {});
+  },
+
+  async leave() {
+    const roomId = this.roomId;
+    if (roomId && this.conn.status === "open") await this.request("leave").catch(() => {});
+    if (roomId) this.forgetToken(roomId);
+    this.toLobby();
+  },
+
+  toLobby() {
+    this.roomId = null;
+    this.you = this.room = this.view = null;
+    this.notFound = false;
+    const url = new URL(location.href);
+    url.searchParams.delete("room");
+    history.replaceState(null, "", url);
+    render();
+    this.refreshRooms();
+  },
+
+  /** Send an action. Until the state that follows it arrives, the page offers nothing else (no double tap). */
+  async act(action) {
+    if (this.pendingAction) return;
+    this.pendingAction = action;
+    this.ui.moreCalls = false;
+    this.pendingVersion = this.room?.version ?? null;
+    render();
+    try {
+      await this.request("act", { action });
+      if (this.room?.version !== this.pendingVersion) this.pendingAction = null;
+    } catch {
+      this.pendingAction = null; // the error is shown by request(); the same view stays playable
+    }
+    render();
+  },
+
+  async ready() {
+    this.ui.readySent = this.room?.deal_number ?? null;
+    render();
+    await this.request("ready").catch(() => { this.ui.readySent = null; render(); });
+  },
+
+  endGame() { return this.request("end_game").catch(() => {}); },
+  start() { return this.request("start").catch(() => {}); },
+  addBot(seat) { return this.request("add_bot", { seat }).catch(() => {}); },
+
+  async downloadRecords() {
+    const result = await this.request("get_records").catch(() => null);
+    if (!result) return;
+    const blob = new Blob([JSON.stringify(result.records, null, 2)], { type: "application/json" });
+    const link = h("a", { href: URL.createObjectURL(blob), download: `whist-${result.room_id}.json` });
+    document.body.append(link);
+    link.click();
+    setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 1000);
+  },
+};
+
+// ------------------------------------------------------------------------------- pushes
+
+function onPush(message) {
+  if (message.type === "state") {
+    if (app.roomId && message.room_id !== app.roomId) return;
+    const before = app.view;
+    app.you = message.you;
+    app.room = message.room;
+    app.view = message.view;
+    if (app.pendingAction && message.room.version !== app.pendingVersion) app.pendingAction = null;
+    noteTrickCompletion(before, app.view);
+    if (app.room && app.ui.readySent !== null && app.room.deal_number !== app.ui.readySent) app.ui.readySent = null;
+    render();
+  } else if (message.type === "events") {
+    if (message.room_id === app.roomId) announceEvents(app, message.events);
+  } else if (message.type === "lobby") {
+    app.rooms = message.rooms || [];
+    app.roomsLoaded = true;
+    if (!app.roomId) render();
+  }
+}
+
+/** Keep a just-completed trick on the table for a moment, so that its last card can be seen. */
+function noteTrickCompletion(before, after) {
+  if (!after || !before) return;
+  const done = after.tricks?.length ?? 0;
+  if (done > (before.tricks?.length ?? 0)) {
+    const trick = after.tricks[done - 1];
+    app.ui.flashTrick = { trick, until: performance.now() + 1100, count: done };
+    setTimeout(render, 1150);
+  }
+}
+
+// ------------------------------------------------------------------------------- connection state
+
+let bannerTimer = null;
+
+function onStatus(status, info) {
+  const banner = document.getElementById("banner");
+  clearTimeout(bannerTimer);
+  if (status === "open") {
+    if (info.wasDown) {
+      banner.textContent = t("conn.back");
+      banner.className = "banner ok";
+      banner.hidden = false;
+      bannerTimer = setTimeout(() => { banner.hidden = true; }, 1500);
+    } else {
+      banner.hidden = true;
+    }
+  } else if (status === "connecting") {
+    banner.textContent = t("conn.connecting");
+    banner.className = "banner";
+    banner.hidden = false;
+  } else {
+    banner.textContent = status === "down" && info.delay >= 1000
+      ? t("conn.retry", { s: Math.round(info.delay / 1000) })
+      : t("conn.down");
+    banner.className = "banner down";
+    banner.hidden = false;
+  }
+  document.body.dataset.connection = status;
+}
+
+async function onOpen() {
+  const hello = await app.conn.request("hello", app.name ? { name: app.name } : {}).catch(() => null);
+  if (hello) {
+    app.server.rulesets = hello.rulesets || [];
+    app.server.bots = hello.bots || [];
+    app.server.rulesetInfo = hello.ruleset_info || app.server.rulesetInfo || {};
+  }
+  if (!hello?.ruleset_info && !Object.keys(app.server.rulesetInfo).length) {
+    // The server does not describe its house rules: use the copy shipped with the page.
+    app.server.rulesetInfo = await fetch("rulesets.json").then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
+  }
+  if (app.roomId) await app.reattach();
+  else await app.refreshRooms();
+  render();
+}
+
+// ------------------------------------------------------------------------------- errors
+
+/** Show a server error as a sentence; it stays until dismissed or replaced (8 s at most). */
+export function showError(error) {
+  if (error?.code === "disconnected") return; // the banner says it
+  const box = document.getElementById("errors");
+  const text = error?.message ? `${t("error.prefix")} ${error.message}` : t("error.generic");
+  const item = h("div", { class: "error", dataset: { code: error?.code || "" } },
+    h("span", {}, text),
+    h("button", { type: "button", class: "ghost small", onclick: () => item.remove() }, t("error.dismiss")));
+  while (box.children.length >= 2) box.firstElementChild.remove();
+  box.append(item);
+  setTimeout(() => item.remove(), 8000);
+}
+
+// ------------------------------------------------------------------------------- render
+
+let renderQueued = false;
+
+/** Redraw on the next frame (several pushes in one frame draw once). */
+export function render() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    renderNow();
+  });
+}
+
+let lastScreen = null;
+
+function renderNow() {
+  const root = document.getElementById("app");
+  const screen = app.roomId ? `room:${app.roomId}` : "lobby";
+  if (screen !== lastScreen) {
+    lastScreen = screen;
+    window.scrollTo(0, 0);
+  }
+  const focusKey = document.activeElement?.dataset?.key;
+  document.documentElement.lang = lang();
+  const langButton = document.getElementById("lang-btn");
+  langButton.textContent = t("lang.switch");
+  langButton.setAttribute("aria-label", t("lang.switch.label"));
+  document.getElementById("brand").setAttribute("aria-label", t("lobby.back"));
+  const title = document.getElementById("room-title");
+  if (app.roomId) {
+    renderRoom(app, root, document.getElementById("modal-root"));
+    title.textContent = app.room ? `${app.room.name} · ${t(`rules.${app.room.ruleset}`)}` : "";
+  } else {
+    replace(document.getElementById("modal-root"));
+    root.inert = false;
+    renderLobby(app, root);
+    title.textContent = "";
+  }
+  if (focusKey) {
+    const again = document.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+    if (again && document.activeElement !== again) {
+      again.focus({ preventScroll: true });
+      if (again.tagName === "INPUT" && again.type === "text") again.setSelectionRange(again.value.length, again.value.length);
+    }
+  }
+  autoFocus();
+}
+
+/** When the player must act and focus is nowhere useful, bring it to the hand or the call panel. */
+function autoFocus() {
+  const active = document.activeElement;
+  const idle = !active || active === document.body || active.id === "app" || !document.contains(active)
+    || Boolean(active.closest("[inert]"));
+  if (!idle) return;
+  const target = document.querySelector("#modal-root [data-autofocus]") || document.querySelector("#app [data-autofocus]");
+  if (target) target.focus({ preventScroll: true });
+}
+
+// ------------------------------------------------------------------------------- start
+
+function init() {
+  document.getElementById("lang-btn").addEventListener("click", () => {
+    setLang(otherLang());
+    render();
+  });
+  document.getElementById("brand").addEventListener("click", () => {
+    if (app.roomId) app.toLobby();
+  });
+  window.addEventListener("resize", () => render());
+  window.addEventListener("online", () => app.conn.retryNow());
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && app.ui.lastTrickOpen) {
+      app.ui.lastTrickOpen = false;
+      render();
+    }
+  });
+  setLang(lang());
+  app.conn = new Connection({ onPush, onStatus, onOpen });
+  window.whistApp = app; // for the browser tests and for debugging
+  render();
+  app.conn.connect();
+}
+
+init();

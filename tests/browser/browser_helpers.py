@@ -1,0 +1,259 @@
+"""Helpers of the browser tests: a real server in a subprocess, Chromium, and a player driving one page.
+
+The player only does what a person can do on the page (click or tap what is shown, press keys). It
+reads the page's state (`window.whistApp`) to decide and to check what it sees, never to act.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, Page
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+SIZES = {"phone": PHONE, "desktop": DESKTOP}
+
+
+@contextlib.contextmanager
+def running_server(log_path: Path, bot_delay: float = 0.05) -> Iterator[str]:
+    """Start `python -m server` on a free port; yields its base URL (`http://127.0.0.1:PORT/`)."""
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0",
+             "--bot-delay", str(bot_delay)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
+        )
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline().strip()
+            if "listening on " not in line:
+                raise RuntimeError(f"the server did not start: {line!r}; see {log_path}")
+            yield line.split("listening on ", 1)[1]
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+
+
+def new_context(browser: Browser, size: str = "phone", locale: str = "en-US") -> BrowserContext:
+    """A fresh browser profile (its own localStorage) at a phone or desktop size."""
+    return browser.new_context(viewport=SIZES[size], locale=locale, device_scale_factor=1)
+
+
+def size_label(page: Page) -> str:
+    """`360x740` or `1280x800`, for screenshot names."""
+    viewport = page.viewport_size or PHONE
+    return f"{viewport['width']}x{viewport['height']}"
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Save what the page shows under docs/screenshots/<name>-<size>.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}-{size_label(page)}.png"
+    page.evaluate("() => window.scrollTo(0, 0)")  # clicks scroll the page; show it as it opens
+    page.screenshot(path=str(path))
+    return path
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, message: str = "condition") -> Any:
+    """Poll `predicate` until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {message}")
+        time.sleep(0.05)
+
+
+class Player:
+    """One person at one page."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    # ---------------------------------------------------------------- what the page knows
+
+    def state(self) -> dict[str, Any]:
+        """The page's copy of the server state: `you`, `room`, `view`, `roomId`, connection status."""
+        result: dict[str, Any] = self.page.evaluate(
+            "() => { const a = window.whistApp; if (!a) return {};"
+            " return JSON.parse(JSON.stringify({you: a.you, room: a.room, view: a.view, roomId: a.roomId,"
+            " status: a.conn && a.conn.status, pending: a.pendingAction})); }"
+        )
+        return result
+
+    def view(self) -> dict[str, Any] | None:
+        """The current view, or None."""
+        view: dict[str, Any] | None = self.state().get("view")
+        return view
+
+    def my_turn(self) -> bool:
+        """Whether the page offers this player an action now."""
+        view = self.view()
+        return bool(view and view.get("legal") and view.get("seat") in view.get("to_act", []))
+
+    def shown_cards(self) -> list[str]:
+        """Every card face on the page (the `data-card` of every face-up card)."""
+        return cards_on(self.page, "[data-card]")
+
+    # ---------------------------------------------------------------- lobby
+
+    def create_room(self, name: str, *, bots: bool = True, deals: int = 3, ruleset: str = "couleur") -> str:
+        """Fill the lobby form by clicking and typing; returns the room id."""
+        page = self.page
+        page.fill("#player-name", name)
+        page.check(f"input[name=ruleset][value={ruleset}]")
+        page.check("input[name=length][value=deals]")
+        page.fill("input[data-key=deals]", str(deals))
+        if page.is_checked("input[data-key=bots]") != bots:
+            page.click("input[data-key=bots]")
+        page.click("#create-room")
+        wait_until(lambda: self.state().get("roomId") and self.state().get("room"), message="the room")
+        room_id: str = self.state()["roomId"]
+        return room_id
+
+    # ---------------------------------------------------------------- acting by clicking
+
+    def act_by_clicking(self, prefer: Callable[[list[str]], str | None] | None = None) -> str | None:
+        """If it is this player's turn, click what a person would click; returns the action taken."""
+        view = self.view()
+        if not view or not view.get("legal") or self.state().get("pending"):
+            return None
+        page = self.page
+        legal: list[str] = view["legal"]
+        phase = view["phase"]
+        if phase in ("play", "discard"):
+            playable = page.locator(".hand .card.playable")
+            if playable.count() == 0:
+                return None
+            card = playable.first.get_attribute("data-card")
+            playable.first.click()
+            return f"{phase if phase == 'discard' else 'play'} {card}"
+        choice = prefer(legal) if prefer else None
+        if choice is None:
+            choice = default_choice(legal)
+        button = page.locator(f'button[data-action="{choice}"]')
+        if button.count() == 0 and page.locator("button.more-calls").count():
+            page.click("button.more-calls")
+        if button.count() == 0 and page.locator("details.refuse").count():
+            page.click("details.refuse > summary")
+        button.first.click()
+        return choice
+
+    def wait_for_summary(self, timeout: float = 60.0, prefer: Callable[[list[str]], str | None] | None = None,
+                         each_turn: Callable[[], None] | None = None) -> dict[str, Any]:
+        """Act by clicking whenever it is our turn until the deal ends; returns the final view."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            view = self.view()
+            if view and view.get("phase") == "end":
+                self.page.wait_for_selector("#summary", timeout=5000)
+                return view
+            if self.my_turn():
+                if each_turn:
+                    each_turn()
+                self.act_by_clicking(prefer)
+            time.sleep(0.05)
+        raise AssertionError("the deal did not end in time")
+
+    def next_deal(self) -> None:
+        """Click "Next deal" on the summary."""
+        number = self.state()["room"]["deal_number"]
+        self.page.click("#next-deal")
+        wait_until(lambda: self.state()["room"]["deal_number"] > number, message="the next deal")
+
+
+#: What the test player calls when it may, in this order: everyday contracts before rare ones.
+EVERYDAY_VERBS = ("trump", "accept", "propose", "prop", "cop", "solo", "raise", "renew", "maintain")
+
+
+def default_choice(legal: list[str]) -> str:
+    """An everyday call if one is offered, else pass, else the first action offered."""
+    for verb in EVERYDAY_VERBS:
+        for action in legal:
+            if action.split(" ")[0] == verb:
+                return action
+    return "pass" if "pass" in legal else legal[0]
+
+
+def cards_on(page: Page, selector: str) -> list[str]:
+    """The `data-card` of every element matching `selector`."""
+    cards: list[str] = page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.card)")
+    return cards
+
+
+def points_shown(page: Page) -> list[int]:
+    """The "Points" column of the end-of-deal summary, as numbers."""
+    cells: list[str] = page.eval_on_selector_all(
+        "#summary .score-table tbody tr", "rows => rows.map(r => r.querySelectorAll('td')[1].textContent)"
+    )
+    return [int(cell.replace("+", "")) for cell in cells]
+
+
+def overlapping_indices(page: Page) -> list[str]:
+    """Cards whose corner index (rank and suit) is covered by something else: must be none."""
+    covered: list[str] = page.evaluate(
+        """() => {
+          const out = [];
+          for (const card of document.querySelectorAll('.hand .card, .trick .card, .mini-hand .card')) {
+            const idx = card.querySelector('.idx');
+            const box = idx.getBoundingClientRect();
+            if (box.width === 0) continue;
+            for (const [fx, fy] of [[0.5, 0.25], [0.5, 0.75]]) {
+              const x = box.left + box.width * fx, y = box.top + box.height * fy;
+              if (y < 0 || y > innerHeight) continue;
+              const hit = document.elementFromPoint(x, y);
+              // The sticky top bar and passing toasts may cover a card the page was scrolled under.
+              if (hit && hit.closest('.topbar, #banner, #toasts, #errors')) continue;
+              if (!hit || !card.contains(hit)) {
+                out.push(card.dataset.card + ' under ' + (hit ? hit.className : 'nothing'));
+              }
+            }
+          }
+          return out;
+        }"""
+    )
+    return covered
+
+
+def overlapping_seats(page: Page) -> list[str]:
+    """Pairs of table elements (seats, trick cards, status) whose boxes overlap: must be none."""
+    pairs: list[str] = page.evaluate(
+        """() => {
+          const els = [...document.querySelectorAll('.board .seat, .trick-card, .status-line')];
+          const out = [];
+          const boxes = els.map(e => e.getBoundingClientRect());
+          for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+            const a = boxes[i], b = boxes[j];
+            if (a.width === 0 || b.width === 0) continue;
+            const overlap = Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
+                            Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+            if (overlap) out.push(els[i].className + ' / ' + els[j].className);
+          }
+          return out;
+        }"""
+    )
+    return pairs

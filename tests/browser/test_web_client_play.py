@@ -1,0 +1,241 @@
+"""A person plays whole deals in Chromium: by clicking (phone and desktop), and with the keyboard alone.
+
+These tests also save the screenshots under docs/screenshots/ (lobby, calling panel, a trick in play,
+the end-of-deal summary) and check that no card index is covered and no table element overlaps another.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_helpers import (
+    Player,
+    cards_on,
+    new_context,
+    overlapping_indices,
+    overlapping_seats,
+    points_shown,
+    screenshot,
+    wait_until,
+)
+from playwright.sync_api import Browser, Page
+
+RULESET = os.environ.get("WHIST_BROWSER_RULESET", "couleur")
+MAX_DEALS = 8  # thrown-in deals are dealt again; a played deal comes well before this
+
+pytestmark = pytest.mark.browser
+
+
+def check_hand_matches_legal(page: Page, view: dict[str, Any]) -> None:
+    """The raised cards are exactly the legal ones; every other card is dimmed."""
+    legal = {action.split(" ")[1] for action in view["legal"] if action.split(" ")[0] in ("play", "discard")}
+    raised = set(cards_on(page, ".hand .card.playable"))
+    dimmed = set(cards_on(page, ".hand .card.dimmed"))
+    assert raised == legal
+    assert dimmed == set(view["hand"]) - legal
+
+
+def check_summary(page: Page, view: dict[str, Any]) -> None:
+    """The summary shows the contract, its result, each player's points and the hands as dealt."""
+    result = view["result"]
+    summary = page.locator("#summary")
+    text = summary.inner_text()
+    assert points_shown(page) == result["points"]
+    assert page.locator("#summary .dealt li").count() == 4
+    assert page.locator("#summary button#next-deal, #summary button#download-records").count() == 1
+    assert "End the game" in text or "Leave" in text or "Download" in text
+    if result["status"] == "complete":
+        assert ("made" in text) or ("failed" in text)
+        for cards in view["dealt"]:
+            assert len(cards) == 13
+
+
+def open_lobby(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function("window.whistApp && window.whistApp.server.rulesets.length > 0")
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_person_plays_a_whole_couleur_deal_against_three_bots_by_clicking(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    player = Player(page)
+    open_lobby(page, server_url)
+    page.fill("#player-name", "Alice")
+    screenshot(page, "lobby")
+    player.create_room("Alice", bots=True, deals=3, ruleset=RULESET)
+    assert page.url.endswith(f"?room={player.state()['roomId']}")
+    shots: set[str] = set()
+
+    def before_each_turn() -> None:
+        view = player.view()
+        assert view is not None
+        if view["phase"] == "auction" and "calling" not in shots:
+            page.wait_for_selector(".calls-panel")
+            screenshot(page, "calling-panel")
+            shots.add("calling")
+        if view["phase"] == "play":
+            page.wait_for_selector(".hand .card.playable")
+            check_hand_matches_legal(page, view)
+            assert overlapping_indices(page) == []
+            assert overlapping_seats(page) == []
+            if "trick" not in shots and view["trick"] and len(view["trick"]["cards"]) >= 2:
+                screenshot(page, "trick-in-play")
+                shots.add("trick")
+
+    for _ in range(MAX_DEALS):
+        view = player.wait_for_summary(each_turn=before_each_turn)
+        if view["result"]["status"] == "thrown_in":
+            check_summary(page, view)
+            player.next_deal()
+            continue
+        check_summary(page, view)
+        screenshot(page, "summary")
+        break
+    else:
+        pytest.fail(f"no deal was played in {MAX_DEALS} deals")
+    assert view["result"]["tricks_played"] >= 1
+    if RULESET != "belge-club":  # the club table is not zero-sum (RULES.md §3, D13)
+        assert sum(view["result"]["points"]) == 0
+    assert player.errors == []
+    context.close()
+
+
+def tab_to(page: Page, selector: str, limit: int = 80, backwards: bool = False) -> None:
+    """Press Tab until the focused element matches `selector`."""
+    for _ in range(limit):
+        if page.evaluate("s => !!document.activeElement && document.activeElement.matches(s)", selector):
+            return
+        page.keyboard.press("Shift+Tab" if backwards else "Tab")
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def focused(page: Page, selector: str) -> bool:
+    """Whether the focused element matches `selector`."""
+    script = "s => !!document.activeElement && document.activeElement.matches(s)"
+    result: bool = page.evaluate(script, selector)
+    return result
+
+
+def moved_on(player: Player, before: dict[str, Any]) -> bool:
+    """Whether the deal has gone past the view `before` (a call made, or the phase changed)."""
+    now = player.view() or {}
+    return bool(now.get("calls") != before["calls"] or now.get("phase") != before["phase"])
+
+
+def active_element(page: Page) -> str:
+    script = "() => document.activeElement ? document.activeElement.outerHTML.slice(0, 160) : 'none'"
+    text: str = page.evaluate(script)
+    return text
+
+
+def test_a_whole_deal_with_the_keyboard_alone(browser: Browser, server_url: str) -> None:
+    context = new_context(browser, "desktop")
+    page = context.new_page()
+    player = Player(page)
+    open_lobby(page, server_url)
+    tab_to(page, "#player-name")
+    page.keyboard.type("Kim")
+    tab_to(page, "input[name=ruleset]")
+    for _ in range(4):
+        if page.evaluate(f"() => document.activeElement.value === '{RULESET}'"):
+            break
+        page.keyboard.press("ArrowDown")
+    assert page.is_checked(f"input[name=ruleset][value={RULESET}]")
+    tab_to(page, "#create-room")
+    page.keyboard.press("Enter")
+    wait_until(lambda: player.state().get("room"), message="the room")
+    assert player.state()["room"]["seats"][player.state()["you"]["seat"]]["name"] == "Kim"
+
+    played = False
+    for _ in range(400):
+        view = player.view()
+        if view and view["phase"] == "end":
+            page.wait_for_selector("#summary")
+            wait_until(lambda: focused(page, "#next-deal"), message="focus on Next deal")
+            if view["result"]["status"] == "complete":
+                check_summary(page, view)
+                played = True
+                break
+            number = player.state()["room"]["deal_number"]
+            page.keyboard.press("Enter")
+            wait_until(lambda n=number: player.state()["room"]["deal_number"] > n, message="the next deal")
+            continue
+        if not (view and view.get("legal")) or player.state().get("pending"):
+            page.wait_for_timeout(60)
+            continue
+        if view["phase"] in ("play", "discard"):
+            # The page brings focus to the hand; arrows move between the cards that may be played.
+            wait_until(lambda: focused(page, ".hand .card.playable"),
+                       message=f"focus on a playable card (focus: {active_element(page)})")
+            page.keyboard.press("ArrowRight")
+            assert focused(page, ".hand .card.playable")
+            card = page.evaluate("() => document.activeElement.dataset.card")
+            page.keyboard.press("Enter")
+            wait_until(lambda c=card: c not in (player.view() or {}).get("hand", []) or not player.my_turn(),
+                       message=f"{card} to be played")
+        else:
+            wait_until(lambda: focused(page, "button.call, button.suit-btn"),
+                       message=f"focus on the calls (focus: {active_element(page)})")
+            # Prefer a real call (the first after Pass) so that a contract is played.
+            real_call = any(action != "pass" for action in view["legal"])
+            if view["phase"] == "auction" and real_call and focused(page, "button.call.pass"):
+                page.keyboard.press("Tab")
+                if not focused(page, "button.call"):
+                    page.keyboard.press("Shift+Tab")
+            action = page.evaluate("() => document.activeElement.dataset.action")
+            assert action in view["legal"]
+            page.keyboard.press("Enter")
+            wait_until(lambda before=view: moved_on(player, before), message=f"{action} to be taken")
+    assert played, "no deal was played to the end with the keyboard"
+    assert player.errors == []
+    context.close()
+
+
+def test_the_session_ends_with_final_balances_and_downloadable_deal_records(
+    browser: Browser, server_url: str
+) -> None:
+    from server.rules.record import replay
+
+    context = new_context(browser, "desktop")
+    page = context.new_page()
+    player = Player(page)
+    open_lobby(page, server_url)
+    player.create_room("Lou", bots=True, deals=1, ruleset=RULESET)
+    for _ in range(MAX_DEALS):
+        view = player.wait_for_summary()
+        if view["result"]["status"] != "thrown_in":
+            break
+        player.next_deal()
+    page.wait_for_selector("#summary #download-records")
+    assert "Final balances" in page.inner_text("#summary")
+    balances = player.state()["room"]["balances"]
+    shown = page.eval_on_selector_all(
+        "#summary .score-table tbody tr", "rows => rows.map(r => r.querySelectorAll('td')[2].textContent)"
+    )
+    assert [int(text.replace("+", "")) for text in shown] == balances
+
+    # The last trick can be reviewed from the table.
+    page.click("button[data-key=hide-summary]")
+    page.click("button.last-trick-btn")
+    page.wait_for_selector("#last-trick .last-trick li")
+    assert page.locator("#last-trick .last-trick li").count() == 4
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#last-trick", state="detached")
+    page.click("button[data-key=show-summary]")
+
+    with page.expect_download() as download_info:
+        page.click("#download-records")
+    records = json.loads(Path(download_info.value.path()).read_text(encoding="utf-8"))
+    assert len(records) >= 1
+    last = replay(records[-1])
+    assert last.finished
+    assert last.result()["points"] == view["result"]["points"]
+    assert player.errors == []
+    context.close()

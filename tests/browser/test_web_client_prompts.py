@@ -1,0 +1,180 @@
+"""The rare prompts, drawn from real engine views put into the page: the bouche-trou's answer, naming
+trump, the petite misère discard, a spread hand after trick 1, and the "More calls" grouping.
+
+Random deals seldom bring these situations, so each test builds the deal with the rules engine, puts
+the seat's view into a page exactly as a `state` push would, and checks what the page offers and what a
+click sends. Nothing is sent to a server: `act` is replaced by a recorder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from browser_helpers import cards_on, new_context
+from playwright.sync_api import Browser, Page
+
+from server.rules import Deal
+from server.rules.cards import FULL_DECK
+
+pytestmark = pytest.mark.browser
+
+
+def hands_with(first: dict[int, list[str]]) -> list[list[str]]:
+    """Four hands of 13: the given cards first, the rest of the deck dealt round the table."""
+    hands = [list(first.get(seat, [])) for seat in range(4)]
+    taken = {card for hand in hands for card in hand}
+    seat = 0
+    for card in FULL_DECK:
+        if card in taken:
+            continue
+        while len(hands[seat % 4]) >= 13:
+            seat += 1
+        hands[seat % 4].append(card)
+        seat += 1
+    return hands
+
+
+def room_for(view: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """A `state` push's room part for a table of one human (seat 0 or the given seat) and three bots."""
+    seats = [
+        {"seat": s, "kind": "human" if s == seat else "bot", "name": "Ana" if s == seat else "heuristic bot",
+         "connected": True, "bot_playing": s != seat, "ready": False}
+        for s in range(4)
+    ]
+    return {"room_id": "fake", "name": "Ana's table", "ruleset": view["ruleset"], "house_rules": {},
+            "listed": True, "bot": "heuristic", "session": {"deals": 4, "target": None}, "grace_seconds": 30,
+            "status": "playing", "host_seat": seat, "seats": seats, "spectators": 0, "deal_number": 0,
+            "played_deals": 0, "balances": [0, 0, 0, 0], "session_over": False, "version": 1}
+
+
+def show(page: Page, server_url: str, view: dict[str, Any], seat: int | None) -> None:
+    """Open the page and draw `view` as the seat (None: a spectator) would get it; record actions."""
+    page.goto(server_url)
+    # Wait until the page has settled in the lobby, so that nothing it does after connecting overwrites
+    # the state put in below.
+    page.wait_for_function("window.whistApp && window.whistApp.roomsLoaded")
+    page.evaluate(
+        """([view, room, seat]) => {
+            const app = window.whistApp;
+            window.acted = [];
+            app.act = (action) => { window.acted.push(action); };
+            app.roomId = 'fake';
+            app.you = {seat, host: seat !== null, spectator: seat === null};
+            app.room = room;
+            app.view = view;
+            app.rerender();
+        }""",
+        [view, room_for(view, seat), seat],
+    )
+    page.wait_for_selector(".table-screen")
+
+
+def acted(page: Page) -> list[str]:
+    result: list[str] = page.evaluate("() => window.acted")
+    return result
+
+
+def test_the_bouche_trou_gets_its_own_prompt(browser: Browser, server_url: str) -> None:
+    hands = hands_with({0: ["AS", "AH", "AD"], 2: ["AC"]})
+    deal = Deal("belge-club", hands, dealer=3, turn_up=hands[3][-1])
+    view = deal.view(2)
+    context = new_context(browser, "phone")
+    page = context.new_page()
+    show(page, server_url, view, 2)
+    prompt = page.locator(".bouche-prompt")
+    assert "fourth ace" in prompt.inner_text()
+    assert "9 tricks" in prompt.inner_text()
+    suits = page.eval_on_selector_all(".bouche-prompt .suit-btn", "els => els.map(e => e.dataset.action)")
+    assert suits == [action for action in view["legal"] if action.startswith("trump ")]
+    # Refusing means calling alone above the trou: those calls wait behind their own button.
+    assert not page.locator("button[data-action='grande-misere']").is_visible()
+    page.click(".bouche-prompt details.refuse > summary")
+    page.click("button[data-action='grande-misere']")
+    page.click(".bouche-prompt .suit-btn[data-action='trump H']")
+    assert acted(page) == ["grande-misere", "trump H"]
+    context.close()
+
+
+def test_naming_trump_gets_its_own_prompt(browser: Browser, server_url: str) -> None:
+    deal = Deal("solo-whist", hands_with({}), dealer=3, turn_up=hands_with({})[3][-1])
+    deal.apply(0, "abundance")
+    for seat in (1, 2, 3):
+        deal.apply(seat, "pass")
+    assert deal.phase.value == "trump"
+    view = deal.view(0)
+    context = new_context(browser, "desktop")
+    page = context.new_page()
+    show(page, server_url, view, 0)
+    assert page.locator(".trump-prompt h3").inner_text() == "Name trump"
+    offered = page.eval_on_selector_all(".trump-prompt .suit-btn", "els => els.map(e => e.dataset.action)")
+    assert sorted(offered) == sorted(view["legal"])
+    # The prompt takes the focus, so that Enter names the first suit offered.
+    page.wait_for_function("() => document.activeElement.matches('.trump-prompt .suit-btn')")
+    page.keyboard.press("Enter")
+    assert acted(page) == [offered[0]]
+    context.close()
+
+
+def test_the_petite_misere_discard_gets_its_own_prompt(browser: Browser, server_url: str) -> None:
+    deal = Deal("couleur", hands_with({}), dealer=3)
+    deal.apply(0, "petite-misere")
+    for seat in (1, 2, 3):
+        deal.apply(seat, "pass")
+    assert deal.phase.value == "discard"
+    view = deal.view(2)
+    context = new_context(browser, "phone")
+    page = context.new_page()
+    show(page, server_url, view, 2)
+    assert "Discard one card" in page.inner_text(".discard-prompt")
+    assert set(cards_on(page, ".hand .card.playable")) == set(view["hand"])
+    page.click(f".hand .card[data-card='{view['hand'][3]}']")
+    assert acted(page) == [f"discard {view['hand'][3]}"]
+    context.close()
+
+
+def test_rare_calls_wait_behind_more_calls_and_show_their_tricks(browser: Browser, server_url: str) -> None:
+    deal = Deal("couleur", hands_with({}), dealer=3)
+    view = deal.view(0)
+    context = new_context(browser, "phone")
+    page = context.new_page()
+    show(page, server_url, view, 0)
+    rare = [a for a in view["legal"] if a.split(" ")[0] in ("abondance", "petite-misere", "grande-misere",
+                                                               "misere-etalee", "grand-chelem")]
+    assert rare
+    assert page.locator("button[data-action='misere-etalee']").count() == 0
+    page.click("button.more-calls")
+    page.wait_for_selector(".call-list.rare")
+    shown = page.eval_on_selector_all(".call-list.rare button.call", "els => els.map(e => e.dataset.action)")
+    assert sorted(shown) == sorted(rare)
+    text = page.inner_text(".calls-panel")
+    assert "no trick" in text and "13 tricks" in text and "8 tricks with a partner" in text
+    offered = page.eval_on_selector_all(".calls-panel button.call", "els => els.map(e => e.dataset.action)")
+    assert sorted(offered) == sorted(view["legal"])
+    context.close()
+
+
+def test_a_spectator_sees_a_spread_hand_only_after_trick_one_in_the_club_rules(
+    browser: Browser, server_url: str
+) -> None:
+    hands = hands_with({})
+    deal = Deal("belge-club", hands, dealer=3, turn_up=hands[3][-1])
+    deal.apply(0, "grande-misere-etalee")
+    for seat in (1, 2, 3):
+        deal.apply(seat, "pass")
+    assert deal.phase.value == "play"
+    context = new_context(browser, "phone")
+    page = context.new_page()
+    show(page, server_url, deal.view(None), None)
+    assert page.locator(".exposed-row").count() == 0
+    assert set(cards_on(page, "[data-card]")) <= {deal.turn_up}
+    while not deal.tricks:
+        seat = next(iter(deal.to_act()))
+        deal.apply(seat, deal.legal_actions(seat)[0])
+    if not deal.finished:
+        show(page, server_url, deal.view(None), None)
+        row = page.locator(".exposed-row[data-seat='0']")
+        exposed = set(deal.view(None)["exposed"]["0"])
+        assert set(cards_on(page, ".exposed-row[data-seat='0'] [data-card]")) == exposed
+        assert "face up" in row.inner_text()
+    context.close()
