@@ -111,6 +111,43 @@ def test_solo_after_accepting_when_the_team_speaker_passed_its_partner_any_suit(
     assert "solo 6 C" in legal and "solo 6 S" in legal
 
 
+#: Seat 0 proposes hearts, seat 1 accepts (emballage 8), seat 2 outbids with a petite misère, 3 passes.
+OUTBID_TEAM = [(0, "propose H"), (1, "accept H"), (2, "petite-misere"), (3, "pass")]
+
+
+def test_solo_after_accepting_the_outbid_speaker_may_go_alone_in_any_suit() -> None:
+    """RULES.md §3 "must have proposed, maintained or accepted before": the acceptor, outbid, may go solo."""
+    deal = club(OUTBID_TEAM)
+    legal = deal.legal_actions(1)
+    assert {"pass", "raise 12", "raise 13"} <= set(legal)
+    assert {f"solo 8 {suit}" for suit in "SHDC"} <= set(legal)  # only solo 8 ranks above petite misère
+    assert not [action for action in legal if action.startswith(("solo 6", "solo 7"))]
+    deal.apply(1, "solo 8 S")
+    state = deal.view(None)["auction"]
+    assert state["teams"] == [] and state["highest"]["call"] == "solo 8" and state["highest"]["seats"] == [1]
+
+
+def test_solo_after_accepting_the_team_is_withdrawn_and_its_proposer_may_go_alone_or_pass() -> None:
+    deal = club([*OUTBID_TEAM, (1, "solo 8 S"), (2, "pass")])
+    assert deal.legal_actions(0) == ["pass", "solo 8 H", "solo 8 D", "solo 8 C"]  # bound: no misère
+    deal.apply(0, "pass")
+    assert deal.contract is not None
+    assert (deal.contract.name, deal.contract.declarers, deal.contract.trump) == ("solo 8", (1,), "S")
+
+
+def test_solo_after_accepting_is_a_house_rule_off_means_raise_or_pass_only() -> None:
+    deal = club(OUTBID_TEAM, house_rules={"acceptor_may_solo": False})
+    assert deal.legal_actions(1) == ["pass", "raise 12", "raise 13"]
+    assert_rejected(deal, 1, "solo 8 S", IllegalAction, "may only raise it or pass")
+
+
+def test_solo_after_accepting_must_rank_above_the_current_call() -> None:
+    deal = club([(0, "propose H"), (1, "accept H"), (2, "grande-misere"), (3, "pass")])
+    assert not [action for action in deal.legal_actions(1) if action.startswith("solo")]
+    assert_rejected(deal, 1, "solo 8 H", IllegalAction, "must rank above the current call")
+    assert_rejected(deal, 1, "abondance 9 H", IllegalAction, "raise it or pass, or go alone with a solo")
+
+
 def test_club_ladder_emballage_9_below_solo_6_below_emballage_10() -> None:
     assert RULES.key("emballage", 9, "H") < RULES.key("solo", 6, "S") < RULES.key("emballage", 10, "S")
     deal = club([(0, "propose S"), (1, "propose H"), (2, "accept S"), (3, "pass")])
@@ -280,6 +317,17 @@ def test_D11_bouche_trou_refuses_by_calling_alone_above_trou_it_stands_as_an_ord
     deal.apply(1, "pass")
     assert deal.contract is not None
     assert (deal.contract.name, deal.contract.declarers, deal.contract.leader) == ("abondance 10", (3,), 3)
+
+
+def test_D11_refusal_by_a_misere_may_be_equalled_the_trou_holder_stays_silent() -> None:
+    deal = club([(3, "grande-misere")], hands=TROU)  # the bouche-trou refuses with a grande misère
+    assert "grande-misere" in deal.legal_actions(0)  # an ordinary call: a misère may be equalled
+    deal.apply(0, "grande-misere")
+    deal.apply(1, "pass")  # seat 2, the trou holder, never speaks
+    assert deal.contract is not None
+    contract = deal.contract
+    assert (contract.name, contract.declarers, contract.trump) == ("grande-misere", (0, 3), None)
+    assert deal.auction.public_state()["trou"]["refused"] is True
 
 
 def test_D11_four_aces_is_no_trou_in_the_club() -> None:

@@ -1,8 +1,10 @@
 """Full `belge-club` deals replayed step by step from tests/rules/records/belge-club/, and through
 `python -m server.rules replay` in a subprocess.
 
-Written by records/couleur/make_belgian_records.py; the expected results were checked by hand against
-RULES.md §3 and the points table of seeds/belge-club.toml (the comments give the figures).
+Written by records/couleur/make_belgian_records.py (solo_8_after_accepting: the ROUND hands of
+belgian_helpers, each card the first legal one, written with `Deal.to_record`); the expected results
+were checked by hand against RULES.md §3 and the points table of seeds/belge-club.toml (the comments
+give the figures).
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "grande_misere_two_declarers": expected(
         "grande-misere", [1, 2], None, [13, 0, 0, 0], [-48, 12, 12, -48], 13
     ),
+    # "Or accepted" (acceptor_may_solo): 1 accepted hearts, was outbid by 2's petite misère and went
+    # alone, solo 8 in spades; the proposer (0) passed. Seat 0 wins the first six tricks, 8 is out of
+    # reach (D8): -24 for the taker, +16 to each defender (004 "Solo 8 ... (+16 à chaque défenseur)").
+    "solo_8_after_accepting": expected("solo 8", [1], "S", [6, 0, 0, 0], [16, -24, 16, 16], 6),
 }
 
 ILLEGAL: dict[str, tuple[int, str]] = {

@@ -239,6 +239,13 @@ def test_D6_partner_takes_over_as_solo_when_the_team_speaker_passes() -> None:
     assert (deal.contract.name, deal.contract.declarers, deal.contract.trump) == ("solo 5", (0,), "S")
 
 
+def test_D6_outbid_speaker_may_only_raise_or_pass_no_solo_in_couleur() -> None:
+    """RULES.md §2: "the acceptor may raise it (9, 10, ... 13) or pass" (the club also lets him go solo)."""
+    deal = couleur([(0, "propose H"), (1, "accept H"), (2, "petite-misere"), (3, "pass")])
+    assert deal.legal_actions(1) == ["pass", "raise 12", "raise 13"]
+    assert_rejected(deal, 1, "solo 8 H", IllegalAction, "may only raise it or pass")
+
+
 def test_D6_solo_levels_are_5_to_8() -> None:
     deal = couleur(passes(0, 1, 2))
     assert_rejected(deal, 3, "solo 9 S", IllegalAction, "a solo is for 5 to 8 tricks")

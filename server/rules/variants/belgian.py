@@ -78,6 +78,9 @@ class BelgianRuleset(Ruleset):
         self.renewal_verb: str = auction["renewal"]
         self.auto_pass_after_renewal: bool = auction["auto_pass_after_renewal"]
         self.solo_rule: str = auction["solo_rule"]
+        # Whether a team's speaker, outbid, may leave the team with a solo: a boolean, or the name of
+        # the house rule that decides it (the club: "acceptor_may_solo").
+        self.speaker_may_solo: bool | str = auction.get("speaker_may_solo", False)
         self.trou_aces: list[int] = list(auction["trou_aces"])
         self.trou_answer: bool = auction["trou_answer"]
         self.trou_level: int = auction["trou_level"]
@@ -105,6 +108,11 @@ class BelgianRuleset(Ruleset):
     def call(self, kind: str, level: int, suit: str | None, seats: tuple[int, ...]) -> Call:
         """Build a call with its ranking key."""
         return Call(kind, level, suit, seats, self.key(kind, level, suit))
+
+    def speaker_solo_allowed(self, house_rules: Mapping[str, Any]) -> bool:
+        """Whether an outbid team speaker may call a solo instead of raising (the club's "or accepted")."""
+        flag = self.speaker_may_solo
+        return bool(house_rules[flag]) if isinstance(flag, str) else bool(flag)
 
     def call_option(self, word: str, option: str, house_rules: Mapping[str, Any], default: bool) -> bool:
         """A flag of a [calls] entry: a boolean, or the name of the house rule that decides it."""
@@ -291,8 +299,11 @@ class BelgianAuction:
             return [f"trump {suit}" for suit in SUITS] + self._calls(seat)
         if self._speaks_for_team(seat):
             team = self.standing[seat]
-            return ["pass"] + [f"raise {level}" for level in rules.emballage_levels
-                               if rules.key("emballage", level, team.suit) > top]
+            actions = ["pass"] + [f"raise {level}" for level in rules.emballage_levels
+                                  if rules.key("emballage", level, team.suit) > top]
+            if rules.speaker_solo_allowed(self.house_rules):
+                actions += self._solo_calls(seat, top)
+            return actions
         actions = ["pass"]
         own = self.standing.get(seat)
         if own is not None and own.kind == "proposal" and self._may_renew(seat, own):
@@ -302,6 +313,12 @@ class BelgianAuction:
     def _may_renew(self, seat: int, proposal: Call) -> bool:
         assert proposal.suit is not None
         return (seat, proposal.suit) not in self.renewed and proposal.key > self._top_key(seat)
+
+    def _solo_calls(self, seat: int, top: tuple[int, int]) -> list[str]:
+        """The solos `seat` may call now: in the suits it may play alone, above the current call."""
+        rules = self.rules
+        return [f"solo {level} {suit}" for suit in self._solo_suits(seat) for level in rules.solo_levels
+                if rules.key("solo", level, suit) > top]
 
     def _calls(self, seat: int) -> list[str]:
         """Every call (not pass, renewal or raise) `seat` may make now."""
@@ -318,9 +335,7 @@ class BelgianAuction:
                 if levels:
                     calls.append(f"accept {suit}")
                     calls += [f"accept {suit} {level}" for level in levels[1:]]
-        for suit in self._solo_suits(seat):
-            calls += [f"solo {level} {suit}" for level in rules.solo_levels
-                      if rules.key("solo", level, suit) > top]
+        calls += self._solo_calls(seat, top)
         if first:
             calls += [f"abondance {level} {suit}" for level in rules.abondance_levels for suit in SUITS
                       if rules.key("abondance", level, suit) > top]
@@ -401,6 +416,8 @@ class BelgianAuction:
             for member in own.seats:
                 self.standing[member] = team
         else:
+            if own is not None and self._speaks_for_team(seat):  # the club: the speaker goes alone
+                self._leave_team(seat)
             self.standing[seat] = self._new_call(seat, action)
             if verb == "solo":
                 self.bound.add(seat)
@@ -438,12 +455,19 @@ class BelgianAuction:
     def _pass(self, seat: int) -> None:
         """Passing is final; the seat's standing call (a team's, when its speaker passes) is withdrawn."""
         self.passed.add(seat)
-        call = self.standing.pop(seat, None)
+        call = self.standing.get(seat)
         if call is not None and call.kind == "emballage":
-            proposer = call.seats[0]
-            self.standing.pop(proposer, None)
-            assert call.suit is not None
-            self.speaker_passed[proposer] = call.suit
+            self._leave_team(seat)
+        self.standing.pop(seat, None)
+
+    def _leave_team(self, speaker: int) -> None:
+        """The team's speaker passes (or, in the club, goes alone): the team's call is withdrawn, and its
+        proposer, still bound, speaks again on his next turn (a solo in the team's suit, or pass)."""
+        call = self.standing.pop(speaker)
+        proposer = call.seats[0]
+        self.standing.pop(proposer, None)
+        assert call.suit is not None
+        self.speaker_passed[proposer] = call.suit
 
     def _advance(self, seat: int, events: list[Event]) -> None:
         """Give the turn to the next seat clockwise that may speak; close the auction if there is none."""
@@ -561,8 +585,11 @@ class BelgianAuction:
             return f"{barred} may no longer call a {'misère' if family == 'misere' else 'piccolo'}"
         if seat in self.bound and verb in ("propose", "accept"):
             return f"{barred} cannot {verb} a proposal" if verb == "accept" else f"{barred} cannot propose"
-        if self._speaks_for_team(seat) and verb not in ("pass", "raise"):
-            return "the acceptor speaks for the team: when it is outbid he may only raise it or pass"
+        speaker_may_solo = rules.speaker_solo_allowed(self.house_rules)
+        if self._speaks_for_team(seat) and verb not in ("pass", "raise") and not (
+                verb == "solo" and speaker_may_solo):
+            alone = ", or go alone with a solo" if speaker_may_solo else ""
+            return f"the acceptor speaks for the team: when it is outbid he may only raise it or pass{alone}"
         if verb == "raise":
             if not self._speaks_for_team(seat):
                 return "only the player who accepted a proposal speaks for the team and may raise it"
