@@ -34,3 +34,12 @@ async def redis_cleanup(redis_url: str, redis_prefix: str) -> AsyncIterator[str]
         await store.delete_everything()
     finally:
         await store.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests last.
+
+    Playwright's sync API keeps its own event loop running in the main thread from the first browser
+    test to the end of the session; pytest-asyncio tests collected after it would run under it.
+    """
+    items.sort(key=lambda item: item.path.parts[-2:-1] == ("browser",))
