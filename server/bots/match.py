@@ -1,0 +1,275 @@
+"""Duplicate matches: any bot against any other, on any ruleset, with the luck of the cards cancelled.
+
+Every deal is played at several tables with the same cards and the bots rotated through the seats:
+
+- `2v2`: bot A in seats 0 and 2, bot B in 1 and 3; then the other way round (two tables per deal);
+- `1v3`: bot A alone in seat k and bot B in the three other seats, for k = 0..3 (four tables per deal).
+
+So every hand of every deal is played once by each bot in each role. A deal's score for a bot is its
+mean points per seat over the tables; the report gives the mean per deal with a 95% confidence interval
+(normal approximation over deals, which are independent), the difference A - B, the contracts each bot
+declared with how often they were made, and each bot's decision time p50 and p99, both in wall-clock
+time (what a player waits) and in the CPU time of the deciding thread (what the bot costs, unaffected
+by other processes on a busy machine).
+
+    python -m server.bots.match --ruleset couleur --bots heuristic random --deals 2000 --mode 2v2
+
+Deal i uses the seed `<prefix>:<i>` and dealer `i % 4`, so two runs with the same arguments play the
+same cards. Each deal is scored on its own (multiplier 1): the doubling after a tour de passe belongs to
+a session, not to a duplicate deal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from server.rules import Deal, RulesError, get_ruleset
+
+from . import get_bot
+from .base import Bot, BotError
+
+MODES: dict[str, Callable[[str, str], list[tuple[str, str, str, str]]]] = {
+    "2v2": lambda a, b: [(a, b, a, b), (b, a, b, a)],
+    "1v3": lambda a, b: [tuple(a if seat == k else b for seat in range(4)) for k in range(4)],  # type: ignore[misc]
+}
+
+
+@dataclass
+class TableResult:
+    """One deal played at one table."""
+
+    lineup: tuple[str, ...]
+    points: list[int]
+    contract: str | None
+    declarers: list[int]
+    team: bool
+    decision_ns: dict[str, list[int]]  # bot name -> decision times (wall clock)
+    decision_cpu_ns: dict[str, list[int]] = field(default_factory=dict)  # the same, in CPU time of the thread
+    illegal: int = 0
+
+
+@dataclass
+class DealResult:
+    """One deal played at every table of the mode."""
+
+    index: int
+    tables: list[TableResult] = field(default_factory=list)
+
+
+def play_table(ruleset: str, seed: str, dealer: int, lineup: Sequence[str], bots: Mapping[str, Bot],
+               house_rules: Mapping[str, Any] | None = None, budget_ms: float = 20.0) -> TableResult:
+    """Play one deal with `lineup[seat]` in each seat; each bot sees only its seat's view."""
+    deal = Deal.from_seed(ruleset, seed, dealer, house_rules)
+    times: dict[str, list[int]] = defaultdict(list)
+    cpu_times: dict[str, list[int]] = defaultdict(list)
+    while not deal.finished:
+        for seat in sorted(deal.to_act()):
+            if deal.finished or seat not in deal.to_act():
+                continue
+            view = deal.view(seat)
+            bot_name = lineup[seat]
+            start, cpu_start = time.perf_counter_ns(), time.thread_time_ns()
+            action = bots[bot_name].decide(view, f"{seed}:{seat}", budget_ms)
+            times[bot_name].append(time.perf_counter_ns() - start)
+            cpu_times[bot_name].append(time.thread_time_ns() - cpu_start)
+            deal.apply(seat, action)
+    result = deal.result()
+    contract = deal.contract
+    return TableResult(tuple(lineup), list(result["points"]), result["contract"], list(result["declarers"]),
+                       bool(contract.team) if contract else False, dict(times), dict(cpu_times))
+
+
+def play_deal(ruleset: str, index: int, prefix: str, mode: str, bot_a: str, bot_b: str,
+              house_rules: Mapping[str, Any] | None = None, budget_ms: float = 20.0) -> DealResult:
+    """Play deal `index` at every table of `mode`."""
+    bots = {name: get_bot(name) for name in {bot_a, bot_b}}
+    seed = f"{prefix}:{index}"
+    result = DealResult(index)
+    for lineup in MODES[mode](bot_a, bot_b):
+        result.tables.append(play_table(ruleset, seed, index % 4, lineup, bots, house_rules, budget_ms))
+    return result
+
+
+_ChunkArgs = tuple[str, list[int], str, str, str, str, Mapping[str, Any] | None, float]
+
+
+def _chunk(args: _ChunkArgs) -> list[DealResult]:
+    ruleset, indices, prefix, mode, bot_a, bot_b, house_rules, budget_ms = args
+    return [play_deal(ruleset, i, prefix, mode, bot_a, bot_b, house_rules, budget_ms) for i in indices]
+
+
+def run_match(ruleset: str, bot_a: str, bot_b: str, deals: int, mode: str = "2v2", prefix: str = "duplicate",
+              house_rules: Mapping[str, Any] | None = None, jobs: int = 1, budget_ms: float = 20.0,
+              start: int = 0) -> list[DealResult]:
+    """Play deals `start .. start+deals-1` of the match; `jobs` > 1 spreads them over processes."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose {', '.join(MODES)}")
+    indices = list(range(start, start + deals))
+    if jobs <= 1:
+        return _chunk((ruleset, indices, prefix, mode, bot_a, bot_b, house_rules, budget_ms))
+    parts = [indices[k::jobs] for k in range(jobs)]
+    with get_context("spawn").Pool(jobs) as pool:
+        work = [(ruleset, p, prefix, mode, bot_a, bot_b, house_rules, budget_ms) for p in parts]
+        chunks = pool.map(_chunk, work)
+    return sorted((r for chunk in chunks for r in chunk), key=lambda r: r.index)
+
+
+# -------------------------------------------------------------------- the report
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """The mean and its 95% confidence interval (normal approximation)."""
+    if not values:
+        return (0.0, 0.0, 0.0)
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return (mean, mean, mean)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+    return (mean, mean - half, mean + half)
+
+
+def percentile(values: Sequence[int], q: float) -> float:
+    """The q-th percentile (0-100) by the nearest-rank method."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, math.ceil(q / 100 * len(ordered)) - 1))
+    return float(ordered[k])
+
+
+def summarize(results: Sequence[DealResult], bot_a: str, bot_b: str) -> dict[str, Any]:
+    """Points per deal with 95% CIs, contracts and how often they were made, decision times."""
+    per_deal: dict[str, list[float]] = {bot_a: [], bot_b: []}
+    diffs: list[float] = []
+    contracts: dict[str, dict[str, dict[str, int]]] = defaultdict(
+        lambda: defaultdict(lambda: {"bid": 0, "made": 0}))
+    thrown_in = 0
+    tables = 0
+    times: dict[str, list[int]] = defaultdict(list)
+    cpu_times: dict[str, list[int]] = defaultdict(list)
+    for deal in results:
+        sums: dict[str, list[float]] = {bot_a: [], bot_b: []}
+        for table in deal.tables:
+            tables += 1
+            for seat, name in enumerate(table.lineup):
+                sums[name].append(table.points[seat])
+            for name, ns in table.decision_ns.items():
+                times[name].extend(ns)
+            for name, ns in table.decision_cpu_ns.items():
+                cpu_times[name].extend(ns)
+            if table.contract is None:
+                thrown_in += 1
+                continue
+            if table.team:
+                label = "+".join(sorted({table.lineup[s] for s in table.declarers}))
+                made = table.points[table.declarers[0]] > 0
+                entry = contracts[label][table.contract]
+                entry["bid"] += 1
+                entry["made"] += int(made)
+            else:
+                for declarer in table.declarers:
+                    entry = contracts[table.lineup[declarer]][table.contract]
+                    entry["bid"] += 1
+                    entry["made"] += int(table.points[declarer] > 0)
+        a = statistics.fmean(sums[bot_a]) if sums[bot_a] else 0.0
+        b = statistics.fmean(sums[bot_b]) if sums[bot_b] else 0.0
+        per_deal[bot_a].append(a)
+        if bot_b != bot_a:
+            per_deal[bot_b].append(b)
+        diffs.append(a - b)
+    summary: dict[str, Any] = {
+        "deals": len(results),
+        "tables": tables,
+        "thrown_in_tables": thrown_in,
+        "points_per_deal": {name: dict(zip(("mean", "ci_low", "ci_high"), mean_ci(v), strict=True))
+                            for name, v in per_deal.items() if v},
+        "difference": dict(zip(("mean", "ci_low", "ci_high"), mean_ci(diffs), strict=True)),
+        "contracts": {},
+        "decision_ms": {name: {"decisions": len(ns), "p50": percentile(ns, 50) / 1e6,
+                               "p99": percentile(ns, 99) / 1e6, "max": max(ns) / 1e6,
+                               "cpu_p50": percentile(cpu_times[name], 50) / 1e6,
+                               "cpu_p99": percentile(cpu_times[name], 99) / 1e6}
+                        for name, ns in times.items() if ns},
+    }
+    for label, by_name in contracts.items():
+        bid = sum(e["bid"] for e in by_name.values())
+        made_count = sum(e["made"] for e in by_name.values())
+        summary["contracts"][label] = {
+            "bid": bid, "made": made_count, "made_rate": made_count / bid if bid else 0.0,
+            "by_contract": {name: {**e, "made_rate": e["made"] / e["bid"]}
+                            for name, e in sorted(by_name.items())},
+        }
+    return summary
+
+
+def format_summary(summary: Mapping[str, Any], header: str) -> str:
+    """The summary as plain text."""
+    lines = [header, f"deals: {summary['deals']}  tables: {summary['tables']}  "
+                     f"thrown in: {summary['thrown_in_tables']}"]
+    for name, ci in summary["points_per_deal"].items():
+        lines.append(f"points per deal per seat, {name}: {ci['mean']:+.3f}  "
+                     f"95% CI [{ci['ci_low']:+.3f}, {ci['ci_high']:+.3f}]")
+    d = summary["difference"]
+    lines.append(f"difference A - B: {d['mean']:+.3f}  95% CI [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
+    for label, c in sorted(summary["contracts"].items()):
+        lines.append(f"contracts declared by {label}: {c['bid']}, made {c['made']} "
+                     f"({100 * c['made_rate']:.1f}%)")
+        for name, e in c["by_contract"].items():
+            lines.append(f"    {name:<24} {e['bid']:>6} made {e['made']:>6} ({100 * e['made_rate']:.1f}%)")
+    for name, t in summary["decision_ms"].items():
+        lines.append(f"decision time {name}: p50 {t['p50']:.3f} ms  p99 {t['p99']:.3f} ms  "
+                     f"max {t['max']:.3f} ms  (CPU time: p50 {t['cpu_p50']:.3f} ms  "
+                     f"p99 {t['cpu_p99']:.3f} ms; {t['decisions']} decisions)")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: `python -m server.bots.match --ruleset R --bots A B --deals N --mode 2v2|1v3`."""
+    parser = argparse.ArgumentParser(prog="python -m server.bots.match", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ruleset", required=True, help="solo-whist, couleur or belge-club")
+    parser.add_argument("--bots", nargs=2, metavar=("A", "B"), default=["heuristic", "random"])
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--start", type=int, default=0, help="index of the first deal")
+    parser.add_argument("--mode", choices=sorted(MODES), default="2v2")
+    parser.add_argument("--prefix", default="duplicate", help="deal i is dealt from the seed '<prefix>:<i>'")
+    parser.add_argument("--house-rules", default="{}", help="JSON object of house rules")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--budget-ms", type=float, default=20.0)
+    parser.add_argument("--json", dest="json_path", help="also write the summary as JSON to this file")
+    args = parser.parse_args(argv)
+    try:
+        house_rules = json.loads(args.house_rules)
+        if not isinstance(house_rules, dict):
+            raise ValueError("--house-rules must be a JSON object")
+        for name in args.bots:
+            get_bot(name)
+        get_ruleset(args.ruleset).resolve_house_rules(house_rules)
+    except (ValueError, BotError, RulesError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    results = run_match(args.ruleset, args.bots[0], args.bots[1], args.deals, args.mode, args.prefix,
+                        house_rules, args.jobs, args.budget_ms, args.start)
+    summary = summarize(results, args.bots[0], args.bots[1])
+    summary.update(ruleset=args.ruleset, mode=args.mode, bots=list(args.bots), prefix=args.prefix,
+                   house_rules=house_rules, start=args.start, seconds=round(time.perf_counter() - started, 1))
+    header = (f"{args.ruleset}, {args.mode}: A = {args.bots[0]}, B = {args.bots[1]}, deals {args.start}.."
+              f"{args.start + args.deals - 1} (prefix {args.prefix!r}), {summary['seconds']} s")
+    print(format_summary(summary, header))
+    if args.json_path:
+        with open(args.json_path, "w", encoding="utf-8") as handle:
+            json.dump(summary, handle, indent=2, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Strength and speed on small duplicate runs (the 2,000-deal figures are in docs/bots.md).
+
+The margins are wide on purpose: over 150 duplicate deals the heuristic bot's edge over the random
+bot is many times the width of the confidence interval, so these checks do not flicker.
+"""
+
+from __future__ import annotations
+
+import pytest
+from bots_helpers import RULESETS
+
+from server.bots.match import run_match, summarize
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_heuristic_beats_random_with_a_confidence_interval_excluding_zero(ruleset: str) -> None:
+    summary = summarize(run_match(ruleset, "heuristic", "random", 150, "2v2", "strength-test"),
+                        "heuristic", "random")
+    assert summary["difference"]["ci_low"] > 0
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_random_seat_among_three_heuristic_bots_loses_points(ruleset: str) -> None:
+    summary = summarize(run_match(ruleset, "random", "heuristic", 100, "1v3", "strength-test"),
+                        "random", "heuristic")
+    assert summary["points_per_deal"]["random"]["ci_high"] < 0
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_decision_time_p99_is_under_20_ms(ruleset: str) -> None:
+    summary = summarize(run_match(ruleset, "heuristic", "heuristic", 40, "2v2", "speed-test"),
+                        "heuristic", "heuristic")
+    assert summary["decision_ms"]["heuristic"]["decisions"] > 500
+    assert summary["decision_ms"]["heuristic"]["p99"] < 20.0
+
+
+def test_couleur_contracts_of_the_heuristic_bot_are_made_at_least_60_percent_of_the_time() -> None:
+    """Four heuristic bots over 150 deals: the deals are fixed, so the check is reproducible."""
+    summary = summarize(run_match("couleur", "heuristic", "heuristic", 150, "2v2", "contracts-test"),
+                        "heuristic", "heuristic")
+    contracts = summary["contracts"]["heuristic"]
+    assert contracts["bid"] > 200
+    assert contracts["made_rate"] >= 0.60
