@@ -4,7 +4,10 @@ A session ends after an agreed number of played deals, when a seat's balance rea
 target (000: "le premier à atteindre +50 unités gagne"), or never (open-ended, until the players
 stop). Thrown-in deals do not count towards the number of deals, but the deal still passes (D1).
 Each deal's seed is derived from the session secret by HMAC-SHA256, so that publishing one deal's
-seed after it ends reveals nothing about the next.
+seed after it ends reveals nothing about the next. Seeds are keyed by the number of played deals
+before the deal (and, for a redeal, by how many deals were thrown in since), not by the count of all
+deals: two tables of the same secret (a daily challenge) that thrown in different numbers of deals
+are still dealt the same cards for their n-th played deal.
 """
 
 from __future__ import annotations
@@ -42,11 +45,13 @@ class Session:
         self.balances = [0, 0, 0, 0]
         self.history: list[dict[str, Any]] = []  # one entry per finished deal: record and result
         self.played_deals = 0
+        self.redeals = 0  # deals thrown in since the last played deal
         self.deal = Deal.from_seed(self.ruleset, self.deal_seed(0), self.first_dealer, self.house_rules)
 
-    def deal_seed(self, number: int) -> str:
-        """The seed of deal `number` (0-based) of this session."""
-        return hmac.new(self.secret.encode(), f"deal:{number}".encode(), hashlib.sha256).hexdigest()
+    def deal_seed(self, played: int, redeal: int = 0) -> str:
+        """The seed of the deal dealt after `played` played deals and `redeal` thrown-in deals since."""
+        label = f"deal:{played}" if redeal == 0 else f"deal:{played}:redeal:{redeal}"
+        return hmac.new(self.secret.encode(), label.encode(), hashlib.sha256).hexdigest()
 
     @property
     def deal_number(self) -> int:
@@ -77,8 +82,11 @@ class Session:
         result = deal.result()
         for seat in range(4):
             self.balances[seat] += result["points"][seat]
-        if not deal.thrown_in:
+        if deal.thrown_in:
+            self.redeals += 1
+        else:
             self.played_deals += 1
+            self.redeals = 0
         self.history.append({"record": deal.to_record(), "result": result, "balances": list(self.balances)})
 
     def next_deal(self) -> Deal:
@@ -90,7 +98,7 @@ class Session:
         thrown_in = self.deal.thrown_in
         dealer = self.ruleset.next_dealer(self.deal.dealer, thrown_in)
         multiplier = self.ruleset.next_multiplier(self.deal.multiplier, thrown_in)
-        seed = self.deal_seed(self.deal_number)
+        seed = self.deal_seed(self.played_deals, self.redeals)
         self.deal = Deal.from_seed(self.ruleset, seed, dealer, self.house_rules, multiplier=multiplier)
         return self.deal
 

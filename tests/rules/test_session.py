@@ -70,8 +70,22 @@ def test_session_each_deal_has_its_own_seed_revealed_only_at_its_end() -> None:
     assert "seeds" not in json.dumps(first.view(0))
     pass_out(session)
     second = session.next_deal()
-    assert second.seed == session.deal_seed(1) != first.seed
+    assert second.seed == session.deal_seed(0, redeal=1) != first.seed
     assert session.history[0]["record"]["seed"] == first.seed
+
+
+def test_session_seeds_follow_played_deals_so_a_thrown_in_deal_shifts_nothing() -> None:
+    # Daily challenge fairness: the n-th played deal's cards do not depend on earlier throw-ins.
+    steady = Session("solo-whist", "same-day", first_dealer=0)
+    solo_by_eldest(steady)
+    steady.next_deal()
+    with_redeal = Session("solo-whist", "same-day", first_dealer=0)
+    pass_out(with_redeal)
+    redealt = with_redeal.next_deal()
+    assert redealt.seed == with_redeal.deal_seed(0, redeal=1) != steady.history[0]["record"]["seed"]
+    solo_by_eldest(with_redeal)
+    with_redeal.next_deal()
+    assert with_redeal.deal.seed == steady.deal.seed == steady.deal_seed(1)
 
 
 def test_session_ends_after_n_played_deals_thrown_in_not_counted() -> None:
