@@ -69,6 +69,15 @@ def read_health(url: str) -> dict[str, Any]:
     return report
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a process has used so far, from /proc (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stop_process(process: subprocess.Popen[str]) -> None:
     """SIGTERM, then wait."""
     process.terminate()
@@ -281,8 +290,17 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
         payload = os.urandom(args.payload)
         for tables in args.tables:
             load_before = os.getloadavg()[0]
+            server_cpu_before = cpu_seconds(server.pid)
+            client_cpu_before = time.process_time()
             result = await run_tables(ws_url, tables, args.seconds, args.bot)
+            server_cpu = cpu_seconds(server.pid)
             result["load_avg_1m"] = round(max(load_before, os.getloadavg()[0]), 1)
+            # CPU per deal played: what the host's load does not change much (wall-clock figures do).
+            deals = max(result["deals"], 1)
+            if server_cpu is not None and server_cpu_before is not None:
+                result["server_cpu_ms_per_deal"] = round((server_cpu - server_cpu_before) / deals * 1000, 2)
+            client_cpu = time.process_time() - client_cpu_before
+            result["client_cpu_ms_per_deal"] = round(client_cpu / deals * 1000, 2)
             health = await asyncio.to_thread(read_health, server_url + "health")
             result["server_p50_ms"] = health["requests"]["p50_ms"]
             result["server_p99_ms"] = health["requests"]["p99_ms"]
@@ -382,7 +400,14 @@ def main() -> int:
     parser.add_argument("--payload", type=int, default=1500, help="echo payload bytes")
     parser.add_argument("--write", type=Path, help="write the figures into this markdown file")
     args = parser.parse_args()
-    results = asyncio.run(main_async(args))
+    # The load generator runs on uvloop too when it is installed: the less CPU it takes from the
+    # host, the less it adds to the latencies it measures.
+    try:
+        import uvloop
+    except ImportError:
+        results = asyncio.run(main_async(args))
+    else:
+        results = uvloop.run(main_async(args))
     if args.write:
         command = "python bench/load.py " + " ".join(sys.argv[1:])
         write_section(args.write, markdown(results, command))

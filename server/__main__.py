@@ -15,7 +15,7 @@ import logging
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .app import Limits, WhistServer
@@ -56,6 +56,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="messages per second per connection (bursts of twice that; default 20)")
     parser.add_argument("--static-dir", type=Path, default=DEFAULT_STATIC_DIR,
                         help="the web client's files (default client_web/)")
+    parser.add_argument("--loop", choices=("auto", "uvloop", "asyncio"), default="auto",
+                        help="event loop: uvloop when installed (auto, the default), or asyncio's own")
+    parser.add_argument("--compression", choices=("none", "deflate"), default="none",
+                        help="websocket permessage-deflate: off by default (frames are small; it costs "
+                        "CPU on both ends of every frame)")
+    parser.add_argument("--daily-secret", default=None,
+                        help="the daily challenge's server secret (default: env WHIST_DAILY_SECRET, else "
+                        "one created once and kept in the store)")
     return parser.parse_args(argv)
 
 
@@ -64,7 +72,9 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     log = logging.getLogger("whist.main")
     store = open_store(args.store)
     server = WhistServer(store, bot_delay=args.bot_delay, static_dir=args.static_dir,
-                         limits=Limits(args.rate_limit, 2 * args.rate_limit))
+                         limits=Limits(args.rate_limit, 2 * args.rate_limit),
+                         compression=None if args.compression == "none" else args.compression,
+                         daily_secret=args.daily_secret)
     host, port = await server.start(args.host, args.port)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.
@@ -72,7 +82,8 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     shown_host = args.host if args.host not in ("", "0.0.0.0", "::") else host
     print(f"whist-server listening on http://{shown_host}:{port}/", flush=True)
     log.info("listening", extra={"fields": {"host": host, "port": port, "store": store.kind,
-                                            "bot_delay": args.bot_delay}})
+                                            "bot_delay": args.bot_delay, "loop": loop_name(),
+                                            "compression": args.compression}})
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -85,6 +96,26 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     log.info("stopped", extra={"fields": {"seconds": round(time.monotonic() - started, 3)}})
 
 
+def loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop to run on: uvloop (faster I/O and scheduling) when asked for or, with `auto`,
+    when it is installed (it is not on every platform); None: asyncio's default loop."""
+    if choice == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        if choice == "uvloop":
+            raise SystemExit("--loop uvloop: uvloop is not installed (pip install uvloop)") from None
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
+def loop_name() -> str:
+    """The running loop's kind, for the log."""
+    return "uvloop" if type(asyncio.get_running_loop()).__module__.startswith("uvloop") else "asyncio"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `python -m server` and the `whist-server` console script."""
     args = parse_args(argv)
@@ -93,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper(), handlers=[handler], force=True)
     logging.getLogger("websockets").setLevel(max(logging.WARNING, logging.getLogger().level))
     try:
-        asyncio.run(serve_until_stopped(args))
+        with asyncio.Runner(loop_factory=loop_factory(args.loop)) as runner:
+            runner.run(serve_until_stopped(args))
     except OSError as problem:
         logging.getLogger("whist.main").error("cannot start: %s", problem)
         return 1

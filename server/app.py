@@ -15,6 +15,7 @@ from websockets.exceptions import ConnectionClosed
 
 from . import protocol
 from .bots import bot_names
+from .challenge import DailyChallenge
 from .http import DEFAULT_STATIC_DIR, make_process_request
 from .protocol import ProtocolError, RequestId
 from .rooms import Room, RoomManager
@@ -161,9 +162,15 @@ class WhistServer:
         bot_delay: float = 0.6,
         static_dir: Path = DEFAULT_STATIC_DIR,
         limits: Limits | None = None,
+        compression: str | None = None,
+        daily_secret: str | None = None,
     ) -> None:
         self.store = store
+        # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
+        # JSON: compressing them costs more CPU on both ends than it saves on the wire.
+        self.compression = compression
         self.manager = RoomManager(store, bot_delay)
+        self.daily = DailyChallenge(self.manager, store, daily_secret)  # None: env var, else the store's
         self.static_dir = static_dir
         self.limits = limits or Limits()
         self.connections: set[Connection] = set()
@@ -221,6 +228,10 @@ class WhistServer:
             case protocol.GetState():
                 manager.current(conn).send(conn, None)
                 return {}
+            case protocol.Daily():
+                return await self.daily.start(conn)
+            case protocol.Leaderboard(day=day, limit=limit):
+                return await self.daily.ranking(conn, day, limit)
         raise ProtocolError("unknown_type", f"no handler for {request.type!r}")
 
     # ---------------------------------------------------------------- connections
@@ -266,6 +277,7 @@ class WhistServer:
             port,
             process_request=make_process_request(self.static_dir, self.health),
             max_size=HARD_MAX_FRAME,
+            compression=self.compression,
             ping_interval=20,
             ping_timeout=20,
             close_timeout=3,  # on shutdown, do not wait long for clients that do not answer

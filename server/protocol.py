@@ -167,14 +167,28 @@ class GetState(_Request):
     type: Literal["get_state"]
 
 
+class Daily(_Request):
+    """Create and start one's own game of today's daily challenge (see server/challenge.py)."""
+
+    type: Literal["daily"]
+
+
+class Leaderboard(_Request):
+    """A day's daily-challenge leaderboard (`day` YYYY-MM-DD; today, UTC, by default)."""
+
+    type: Literal["leaderboard"]
+    day: Annotated[str, Field(min_length=10, max_length=10)] | None = None
+    limit: Annotated[int, Field(ge=1, le=500)] = 50
+
+
 Request = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState,
+    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard,
     Field(discriminator="type"),
 ]
 REQUEST_TYPES = frozenset((
     "hello", "ping", "list_rooms", "create_room", "join", "resume", "watch", "leave", "add_bot",
-    "remove_bot", "start", "act", "ready", "end_game", "get_records", "get_state",
+    "remove_bot", "start", "act", "ready", "end_game", "get_records", "get_state", "daily", "leaderboard",
 ))
 
 # ------------------------------------------------------------------------------------------- server messages
@@ -236,6 +250,7 @@ class RoomInfo(_Message):
     balances: list[int]
     session_over: bool
     version: int
+    daily: str | None = None  # the day of a daily-challenge room
 
 
 class State(_Message):
@@ -281,7 +296,7 @@ class Lobby(_Message):
 ServerMessage = Annotated[Ok | Error | State | Events | Lobby, Field(discriminator="type")]
 Message = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | Ok | Error | State | Events | Lobby,
+    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard | Ok | Error | State | Events | Lobby,
     Field(discriminator="type"),
 ]
 

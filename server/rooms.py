@@ -10,6 +10,7 @@ connection in the room. A request that fails validation changes nothing.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import hashlib
@@ -17,7 +18,7 @@ import importlib
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from .bots import Bot, BotError, bot_names, get_bot
@@ -32,6 +33,9 @@ JSON = dict[str, Any]
 SEATS = (0, 1, 2, 3)
 BOT_BUDGET_MS = 20.0
 BOT_SLOTS = 4  # bot moves in progress at once, over all tables
+# How long a bot move waits for the human requests in progress to finish before it goes anyway (so a
+# stream of requests cannot stop the bots).
+BOT_YIELD_SECONDS = 0.05
 # Refusals of an action that may come from a stale view: the refusal comes with a fresh `state`.
 STALE_CODES = frozenset(("not_your_turn", "illegal_action", "conflict", "store_unavailable"))
 
@@ -132,6 +136,89 @@ def filter_for_recipient(
 
 
 # ------------------------------------------------------------------------------------------- rooms
+
+
+class BotScheduler:
+    """Who goes first: human requests before bot moves.
+
+    Bot moves run through a few slots (`slots`), whatever the number of tables, so they never fill
+    the event loop's ready queue: the others wait in line here, costing nothing. A free slot goes to
+    the next bot in line only while no human request is changing a room (validate, store, push), or
+    once the humans have held the bots back for `yield_seconds` (so a stream of requests cannot stop
+    them). A human's action thus shares the event loop and the store's next pipeline with at most the
+    few bot moves already under way, and the bots in line are woken one at a time, never all at once.
+    """
+
+    def __init__(self, slots: int = BOT_SLOTS, yield_seconds: float = BOT_YIELD_SECONDS) -> None:
+        self.free = slots
+        self.yield_seconds = yield_seconds
+        self.humans_busy = 0
+        self._line: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._held_since: float | None = None  # when humans began holding back a bot in line
+        self._overdue: asyncio.TimerHandle | None = None
+
+    @contextlib.contextmanager
+    def human_request(self) -> Iterator[None]:
+        """Mark a human's request as in progress for the duration of the block."""
+        self.humans_busy += 1
+        try:
+            yield
+        finally:
+            self.humans_busy -= 1
+            if self.humans_busy == 0:
+                self._hand_out()
+
+    @contextlib.asynccontextmanager
+    async def bot_move(self) -> AsyncIterator[None]:
+        """Hold a bot slot for one move (waiting in line for it, behind the human requests)."""
+        if self.free > 0 and not self._line and not self.humans_busy:
+            self.free -= 1
+        else:
+            turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._line.append(turn)
+            self._hand_out()
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    self._release()  # the slot was ours already: pass it on
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        self.free += 1
+        self._hand_out()
+
+    def _hand_out(self) -> None:
+        """Give free slots to the bots in line, unless humans are being served (and not for too long)."""
+        while self._line and self._line[0].done():
+            self._line.popleft()  # cancelled while waiting
+        if not self._line or self.free <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        if self.humans_busy:
+            if self._held_since is None:
+                self._held_since = loop.time()
+            if loop.time() - self._held_since < self.yield_seconds:
+                if self._overdue is None:
+                    self._overdue = loop.call_at(self._held_since + self.yield_seconds, self._on_overdue)
+                return
+        self._held_since = None
+        if self._overdue is not None:
+            self._overdue.cancel()
+            self._overdue = None
+        while self._line and self.free > 0:
+            turn = self._line.popleft()
+            if not turn.done():
+                self.free -= 1
+                turn.set_result(None)
+
+    def _on_overdue(self) -> None:
+        self._overdue = None
+        self._hand_out()
 
 
 class BotDecision:
@@ -273,6 +360,7 @@ class Room:
             "balances": list(session.balances) if session else [0, 0, 0, 0],
             "session_over": self.over,
             "version": self.version,
+            "daily": self.state["daily"]["day"] if self.state.get("daily") else None,
         }
 
     def lobby_entry(self) -> JSON | None:
@@ -293,6 +381,8 @@ class Room:
 
     def free_seats(self) -> list[int]:
         """Seats a human may join: empty ones; after the start, any seat no human holds."""
+        if self.state.get("daily"):  # a daily game's bots are part of the challenge (server/challenge.py)
+            return [0] if self.seats[0]["kind"] != "human" else []
         if self.started:
             return [seat for seat in SEATS if self.seats[seat]["kind"] != "human"]
         return [seat for seat in SEATS if self.seats[seat]["kind"] == "empty"]
@@ -308,8 +398,9 @@ class Room:
         `self.state`/`self.session` and returns (answer, public events, log entries). If the store
         refuses the write (another process wrote first), the room is reloaded and `conflict` raised.
         """
-        async with self.lock:
-            return await self._change_locked(change)
+        with self.manager.bots.human_request():
+            async with self.lock:
+                return await self._change_locked(change)
 
     async def _change_locked(self, change: Callable[[], tuple[JSON, list[JSON], list[JSON]]]) -> JSON:
         if self.stale:
@@ -320,6 +411,8 @@ class Room:
                                     "retry") from None
         answer, events, entries = change()
         await self.persist(entries)
+        for hook in self.manager.change_hooks:  # e.g. the daily leaderboard; before anyone hears of it
+            await hook(self)
         self.broadcast(events)
         self.kick()
         return answer
@@ -474,10 +567,11 @@ class Room:
                     await asyncio.sleep(delay)
                 else:
                     await asyncio.sleep(0)  # let the other rooms and connections run
-                # Only a few bot steps run at once, whatever the number of tables: the others wait
-                # outside the event loop's ready queue, so a human's request is never queued behind
-                # hundreds of bot moves (see docs/benchmarks.md).
-                async with self.manager.bot_slots:
+                # Only a few bot steps run at once, whatever the number of tables, and none starts
+                # while a human's request is being served: the others wait outside the event loop's
+                # ready queue, so a human's request is never queued behind hundreds of bot moves
+                # (see `BotScheduler` and docs/benchmarks.md).
+                async with self.manager.bots.bot_move():
                     await self._bot_step(work)
         except ProtocolError as problem:
             log.warning("room %s: bot loop stopped: %s", self.room_id, problem.message)
@@ -583,7 +677,9 @@ class RoomManager:
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self._bots: dict[str, Bot] = {}
         self._lobby_task: asyncio.Task[None] | None = None
-        self.bot_slots = asyncio.Semaphore(BOT_SLOTS)
+        self.bots = BotScheduler()
+        # Run after each stored change of a room, under its lock (server/challenge.py adds one).
+        self.change_hooks: list[Callable[[Room], Awaitable[None]]] = []
 
     def bot(self, kind: str) -> Bot:
         """One bot object per kind (bots are stateless between decisions)."""
@@ -904,7 +1000,8 @@ class RoomManager:
         def change() -> tuple[JSON, list[JSON], list[JSON]]:
             if room.started:
                 raise ProtocolError("already_started", "the game has already started")
-            secret = secrets.token_hex(16)
+            # A daily game brings the day's secret (server/challenge.py); the session keeps it.
+            secret = room.state.pop("session_secret", None) or secrets.token_hex(16)
             length = room.state["session_length"]
             session = Session(room.state["ruleset"], secret, room.state["house_rules"],
                               deals=length.get("deals"), target=length.get("target"))

@@ -29,6 +29,19 @@ class Keys:
         """Set: the id of every room."""
         return f"{self.prefix}rooms"
 
+    @property
+    def daily_secret(self) -> str:
+        """String: the daily challenge's server secret (created once, SET NX)."""
+        return f"{self.prefix}daily:secret"
+
+    def leaderboard(self, day: str) -> str:
+        """Sorted set: daily room id -> rank key of that day's leaderboard (see server/leaderboard.py)."""
+        return f"{self.prefix}leaderboard:{day}"
+
+    def leaderboard_lines(self, day: str) -> str:
+        """Hash: daily room id -> that game's leaderboard line (JSON)."""
+        return f"{self.prefix}leaderboard:{day}:entries"
+
     def pattern(self) -> str:
         """A SCAN pattern matching every key under this prefix (used by tests to clean up)."""
         return f"{self.prefix}*"

@@ -1,13 +1,18 @@
 """The Redis store (redis.asyncio). Each write is one Lua script: compare the version, then set the
-state, append to the log and update the lobby index, so no update is lost or applied twice."""
+state, append to the log and update the lobby index, so no update is lost or applied twice. The writes
+of many rooms made at the same moment travel together in one pipeline (one round trip)."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import NoScriptError
 
 from .base import JSON, Store, StoredRoom, VersionConflictError
 from .keys import DEFAULT_PREFIX, Keys
@@ -34,6 +39,15 @@ return {1, version}
 """
 
 
+@dataclass(slots=True)
+class _PendingSave:
+    """One save waiting for the next pipeline: its keys, its script arguments, who waits."""
+
+    keys: list[str]
+    args: list[Any]
+    future: asyncio.Future[list[int]]
+
+
 def split_store_url(url: str) -> tuple[str, str]:
     """`redis://host:port/db?prefix=p` -> (the URL without `prefix`, the prefix)."""
     parts = urlsplit(url)
@@ -55,7 +69,12 @@ class RedisStore(Store):
         # which hundreds of busy tables do).
         pool = BlockingConnectionPool.from_url(clean, decode_responses=True, max_connections=64, timeout=20)
         self.redis: Redis = Redis(connection_pool=pool)
-        self._save = self.redis.register_script(_SAVE_SCRIPT)
+        self._save_sha = hashlib.sha1(_SAVE_SCRIPT.encode()).hexdigest()
+        # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
+        # one write and one read for the batch instead of one round trip each. Each save is still its
+        # own Lua script, atomic on its own (a room has at most one save in flight: its lock).
+        self._pending: list[_PendingSave] = []
+        self._batches: set[asyncio.Task[None]] = set()
 
     async def save(
         self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
@@ -65,10 +84,52 @@ class RedisStore(Store):
         args: list[Any] = [expected_version, json.dumps(state, separators=(",", ":")), room_id,
                            "" if lobby_entry is None else json.dumps(lobby_entry, separators=(",", ":"))]
         args.extend(json.dumps(entry, separators=(",", ":")) for entry in log)
-        written, version = await self._save(keys=keys, args=args)
+        future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self._send_pending)
+        self._pending.append(_PendingSave(keys, args, future))
+        written, version = await future
         if not written:
             raise VersionConflictError(room_id, expected_version, int(version))
         return int(version)
+
+    def _send_pending(self) -> None:
+        batch, self._pending = self._pending, []
+        task = asyncio.get_running_loop().create_task(self._write_batch(batch))
+        self._batches.add(task)
+        task.add_done_callback(self._batches.discard)
+
+    async def _write_batch(self, batch: list[_PendingSave]) -> None:
+        """Run a batch of saves in one pipeline; each save's future gets its own answer."""
+        try:
+            results = await self._run_scripts(batch)
+            missing = [save for save, result in zip(batch, results, strict=True)
+                       if isinstance(result, NoScriptError)]
+            if missing:
+                # Redis lost its script cache (restart, SCRIPT FLUSH): NOSCRIPT ran nothing, so load the
+                # script and run those saves again.
+                self._save_sha = str(await self.redis.script_load(_SAVE_SCRIPT))
+                retried = dict(zip(map(id, missing), await self._run_scripts(missing), strict=True))
+                results = [retried.get(id(save), result) for save, result in zip(batch, results, strict=True)]
+        except Exception as failure:
+            for save in batch:
+                if not save.future.done():
+                    save.future.set_exception(failure)
+            return
+        for save, result in zip(batch, results, strict=True):
+            if save.future.done():
+                continue  # the saver was cancelled
+            if isinstance(result, Exception):
+                save.future.set_exception(result)
+            else:
+                save.future.set_result(result)
+
+    async def _run_scripts(self, batch: list[_PendingSave]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for save in batch:
+                pipe.evalsha(self._save_sha, len(save.keys), *save.keys, *save.args)
+            results: list[Any] = await pipe.execute(raise_on_error=False)
+        return results
 
     async def load(self, room_id: str) -> StoredRoom | None:
         """The stored room."""
@@ -107,6 +168,9 @@ class RedisStore(Store):
         return deleted
 
     async def close(self) -> None:
-        """Close the connection pool."""
+        """Finish the saves under way, then close the connection pool."""
+        if self._pending:
+            self._send_pending()
+        await asyncio.gather(*self._batches, return_exceptions=True)
         await self.redis.aclose()
         await self.redis.connection_pool.disconnect()
