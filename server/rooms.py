@@ -880,8 +880,8 @@ class RoomManager:
             events = [{"type": "seat_changed", "seat": seat, "kind": "human", "name": peer.name}]
             return answer, events, [{"t": "seat", "seat": seat, "kind": "human", "name": peer.name}]
 
-        if peer.room is not None and peer.room is not room:
-            peer.room.detach(peer)
+        # The connection leaves its previous room only once the seat is won (`enter`): a refused join
+        # changes nothing.
         answer = await room.change(change)
         await self.enter(peer, room, participant, token)
         return answer
@@ -985,6 +985,8 @@ class RoomManager:
         room = self._host_room(peer)
 
         def change() -> tuple[JSON, list[JSON], list[JSON]]:
+            if room.state.get("daily"):  # the same bots for every player of the day (server/challenge.py)
+                raise ProtocolError("daily_room", "a daily challenge plays against its three bots: they stay")
             if room.seats[seat]["kind"] != "bot":
                 raise ProtocolError("not_a_bot", f"seat {seat} holds no bot ({room.seats[seat]['kind']})")
             room.seats[seat] = {"kind": "empty", "name": None, "participant": None, "bot": None}
