@@ -2,13 +2,17 @@
 // the table from that state. Everything the table shows comes from the server's `state` pushes
 // (docs/protocol.md); the page never decides what is legal or when the next deal starts.
 
-import { t, setLang, lang, otherLang } from "./i18n.js";
+import { t, own, setLang, lang, otherLang, roomName } from "./i18n.js";
 import { Connection } from "./net.js";
 import { renderLobby } from "./lobby.js";
-import { renderRoom, announceEvents } from "./table.js";
+import { renderRoom, announceEvents, toast } from "./table.js";
 import { h, replace } from "./dom.js";
 
 const NAME_KEY = "whist.name";
+
+// Resolved once the server has said hello (rulesets known): a button pressed before that waits for it.
+let serverKnown;
+const serverReady = new Promise((resolve) => { serverKnown = resolve; });
 const TOKEN_PREFIX = "whist.token.";
 
 function storageGet(key) {
@@ -27,6 +31,8 @@ export const app = {
   server: { rulesets: [], bots: [], rulesetInfo: {} },
   rooms: [],
   roomsLoaded: false,
+  leaderboard: null,
+  leaderboardMissing: false,
   roomId: new URLSearchParams(location.search).get("room"),
   you: null,
   room: null,
@@ -83,7 +89,32 @@ export const app = {
     }
   },
 
+  /** Today's daily challenge: the server creates our own room, deals, and we sit at seat 0. */
+  async startDaily() {
+    await serverReady;
+    if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
+    const result = await this.request("daily").catch(() => null);
+    if (!result) return;
+    this.keepToken(result.room_id, result.token);
+    this.enterRoom(result.room_id);
+  },
+
+  /** The day's leaderboard (today's by default); a server without the challenge hides it. */
+  async refreshLeaderboard() {
+    try {
+      this.leaderboard = await this.conn.request("leaderboard", { limit: 20 });
+      this.leaderboardMissing = false;
+    } catch (error) {
+      if (error.code === "unknown_type" || error.code === "invalid_message") this.leaderboardMissing = true;
+      else if (error.code !== "disconnected") showError(error);
+    }
+    render();
+  },
+
   async createRoom({ ruleset, houseRules, session, bots, sit }) {
+    await serverReady;
+    const rulesets = this.server.rulesets;
+    ruleset = ruleset || this.ui.form?.ruleset || (rulesets.includes("couleur") ? "couleur" : rulesets[0]);
     if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
     const result = await this.request("create_room", {
       ruleset, house_rules: houseRules, session, seat: sit ? "any" : null,
@@ -180,6 +211,7 @@ export const app = {
     history.replaceState(null, "", url);
     render();
     this.refreshRooms();
+    this.refreshLeaderboard();
   },
 
   /** Send an action. Until the state that follows it arrives, the page offers nothing else (no double tap). */
@@ -204,7 +236,15 @@ export const app = {
     await this.request("ready").catch(() => { this.ui.readySent = null; render(); });
   },
 
-  endGame() { return this.request("end_game").catch(() => {}); },
+  /**
+   * "End the game": the host ends the session for the whole table (final balances for everyone);
+   * any other player ends their own game: they leave, and a bot takes the seat.
+   */
+  async endGame() {
+    if (this.you?.host) return this.request("end_game").catch(() => {});
+    await this.leave();
+    toast(t("end.left"));
+  },
   start() { return this.request("start").catch(() => {}); },
   addBot(seat) { return this.request("add_bot", { seat }).catch(() => {}); },
 
@@ -293,8 +333,9 @@ async function onOpen() {
     // The server does not describe its house rules: use the copy shipped with the page.
     app.server.rulesetInfo = await fetch("rulesets.json").then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
   }
+  if (hello) serverKnown();
   if (app.roomId) await app.reattach();
-  else await app.refreshRooms();
+  else await Promise.all([app.refreshRooms(), app.refreshLeaderboard()]);
   render();
 }
 
@@ -304,7 +345,9 @@ async function onOpen() {
 export function showError(error) {
   if (error?.code === "disconnected") return; // the banner says it
   const box = document.getElementById("errors");
-  const text = error?.message ? `${t("error.prefix")} ${error.message}` : t("error.generic");
+  // Known codes read as a sentence in the page's language; the server's own words otherwise (English).
+  const known = error?.code ? own(`error.code.${error.code}`, { message: error.message || "" }) : null;
+  const text = known || error?.message ? `${t("error.prefix")} ${known || error.message}` : t("error.generic");
   const item = h("div", { class: "error", dataset: { code: error?.code || "" } },
     h("span", {}, text),
     h("button", { type: "button", class: "ghost small", onclick: () => item.remove() }, t("error.dismiss")));
@@ -345,7 +388,7 @@ function renderNow() {
   const title = document.getElementById("room-title");
   if (app.roomId) {
     renderRoom(app, root, document.getElementById("modal-root"));
-    title.textContent = app.room ? `${app.room.name} · ${t(`rules.${app.room.ruleset}`)}` : "";
+    title.textContent = app.room ? `${roomName(app.room)} · ${t(`rules.${app.room.ruleset}`)}` : "";
   } else {
     replace(document.getElementById("modal-root"));
     root.inert = false;
@@ -384,6 +427,7 @@ function init() {
   });
   window.addEventListener("resize", () => render());
   window.addEventListener("online", () => app.conn.retryNow());
+  window.addEventListener("offline", () => app.conn.noteOffline());
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && app.ui.lastTrickOpen) {
       app.ui.lastTrickOpen = false;

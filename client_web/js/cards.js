@@ -12,7 +12,7 @@ export function cardFace(card, { size = "trick", tag = "div", attrs = {} } = {})
     tag,
     { class: `card card-${size} ${colour} suit-${suit}`, dataset: { card }, "aria-label": cardName(card), ...attrs },
     h("span", { class: "idx", "aria-hidden": "true" },
-      h("span", { class: "rank" }, rankText(card[0])),
+      h("span", { class: card[0] === "T" ? "rank ten" : "rank" }, rankText(card[0])),
       h("span", { class: "pip" }, SUIT_SYMBOL[suit])),
     h("span", { class: "face-pip", "aria-hidden": "true" }, SUIT_SYMBOL[suit]),
   );

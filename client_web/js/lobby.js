@@ -1,7 +1,7 @@
 // The lobby: the player's name, the open rooms, and the form that creates a room.
 // The form is built once per visit and keeps its own values; later renders only refresh the room list.
 
-import { t, lang } from "./i18n.js";
+import { t, lang, has, own, roomName } from "./i18n.js";
 import { h, replace } from "./dom.js";
 
 const DEFAULT_FORM = { ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true };
@@ -14,6 +14,7 @@ export function renderLobby(app, root) {
     replace(root, lobby);
   }
   refreshRooms(app, lobby.querySelector(".rooms"));
+  refreshLeaderboard(app, lobby.querySelector(".leaderboard"));
 }
 
 /** What the form is built from: when it changes (the house rules arrive, say) the form is rebuilt. */
@@ -113,7 +114,7 @@ function buildLobby(app) {
         t("lobby.create.watch"))));
 
   const lobby = h("div", { class: "lobby", dataset: { lang: lang(), rulesets: lobbyKey(app) } },
-    h("div", { class: "lobby-side" }, h("section", { class: "card-panel intro" }, nameForm), roomsCard,
+    h("div", { class: "lobby-side" }, h("section", { class: "card-panel intro" }, nameForm), dailyCard(app, nameInput), roomsCard,
       h("section", { class: "card-panel how" }, h("h2", {}, t("lobby.how")),
         h("ul", {}, ["lobby.how.1", "lobby.how.2", "lobby.how.3"].map((key) => h("li", {}, t(key)))))),
     createForm);
@@ -129,9 +130,22 @@ function houseRulesOf(app, ruleset) {
   return Object.entries(rules).map(([name, spec]) => ({ name, ...spec }));
 }
 
-function humanise(name) {
+/** A house rule's title: from the translation table, else its name made readable. */
+function ruleTitle(name) {
+  if (has(`hr.${name}`)) return t(`hr.${name}`);
   const text = String(name).replaceAll("_", " ");
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A house rule's explanation: the page's translation when it has one, else the server's (English) text. */
+function ruleHelp(rule) {
+  return own(`hr.${rule.name}.desc`) ?? rule.description;
+}
+
+/** A choice of a house rule, e.g. "traditional (1/1/2/3/3/4/6)". */
+function choiceText(rule, choice) {
+  const key = `hr.${rule.name}.${choice}`;
+  return has(key) ? t(key) : String(choice);
 }
 
 function fillHouseRules(app, box) {
@@ -151,7 +165,7 @@ function fillHouseRules(app, box) {
     let control;
     if (rule.choices && rule.choices.length) {
       control = h("select", { id, dataset: { key: id }, onchange: (e) => set(rule.choices[Number(e.target.value)]) },
-        rule.choices.map((choice, index) => h("option", { value: index, selected: choice === value }, String(choice))));
+        rule.choices.map((choice, index) => h("option", { value: index, selected: choice === value }, choiceText(rule, choice))));
     } else if (typeof rule.default === "boolean") {
       control = h("input", { id, type: "checkbox", checked: Boolean(value), dataset: { key: id }, onchange: (e) => set(e.target.checked) });
     } else if (rule.default !== null && typeof rule.default === "object") {
@@ -178,10 +192,56 @@ function fillHouseRules(app, box) {
     const isCheck = typeof rule.default === "boolean" && !(rule.choices && rule.choices.length);
     return h("div", { class: `house-rule ${isCheck ? "check" : ""}` },
       isCheck ? control : null,
-      h("label", { for: id }, h("strong", {}, humanise(rule.name))),
+      h("label", { for: id }, h("strong", {}, ruleTitle(rule.name))),
       isCheck ? null : control,
-      rule.description ? h("small", { class: "help" }, rule.description) : null);
+      ruleHelp(rule) ? h("small", { class: "help", dataset: { rule: rule.name } }, ruleHelp(rule)) : null);
   }));
+}
+
+/** The daily challenge: today's deals, the same for everyone, and the day's leaderboard. */
+function dailyCard(app, nameInput) {
+  const start = () => {
+    if (nameInput.value.trim() && nameInput.value.trim() !== app.name) app.saveName(nameInput.value);
+    app.startDaily();
+  };
+  return h("section", { class: "card-panel daily", id: "daily", "aria-labelledby": "daily-title" },
+    h("div", { class: "panel-head" },
+      h("h2", { id: "daily-title" }, t("daily.title")),
+      h("button", { type: "button", class: "ghost small", dataset: { key: "leaderboard-refresh" }, onclick: () => app.refreshLeaderboard() },
+        t("lobby.rooms.refresh"))),
+    h("p", { class: "daily-help" }, t("daily.help")),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "primary", id: "daily-start", dataset: { key: "daily-start" }, onclick: start }, t("daily.start"))),
+    h("h3", { id: "leaderboard-title" }, t("daily.leaderboard")),
+    h("div", { class: "leaderboard", "aria-labelledby": "leaderboard-title" }));
+}
+
+/** Today's ranking: rank, name, score, deals; the player's own games stand out. */
+function refreshLeaderboard(app, box) {
+  if (!box) return;
+  const board = app.leaderboard;
+  if (!board) {
+    replace(box, h("p", { class: "muted" }, app.leaderboardMissing ? t("daily.unavailable") : t("conn.connecting")));
+    return;
+  }
+  const title = box.parentElement?.querySelector("#leaderboard-title");
+  if (title) title.textContent = t("daily.leaderboard.day", { day: board.day });
+  if (!board.entries.length) {
+    replace(box, h("p", { class: "muted" }, t("daily.leaderboard.empty")));
+    return;
+  }
+  replace(box, h("table", { class: "score-table leaderboard-table" },
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, "#"),
+      h("th", { scope: "col" }, t("end.player")),
+      h("th", { scope: "col" }, t("daily.score")),
+      h("th", { scope: "col" }, t("daily.deals")))),
+    h("tbody", {}, board.entries.map((entry) => h("tr", { class: entry.mine || entry.name === app.name ? "me" : "" },
+      h("td", { class: "rank" }, String(entry.rank)),
+      h("th", { scope: "row" }, entry.name),
+      h("td", {}, String(entry.score)),
+      h("td", {}, String(entry.deals))))),
+    board.total > board.entries.length ? h("caption", { class: "muted" }, t("daily.leaderboard.more", { n: board.total })) : null));
 }
 
 function refreshRooms(app, box) {
@@ -194,7 +254,7 @@ function refreshRooms(app, box) {
     const taken = 4 - room.free_seats;
     return h("li", { class: "room-item", dataset: { room: room.room_id } },
       h("div", { class: "room-main" },
-        h("strong", { class: "room-name" }, room.name),
+        h("strong", { class: "room-name" }, roomName(room)),
         h("span", { class: "room-meta" },
           h("span", {}, t(`rules.${room.ruleset}`)),
           h("span", {}, `${t("lobby.room.seats")} ${taken}/4`),

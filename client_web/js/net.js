@@ -66,9 +66,18 @@ export class Connection {
 
   /** Try again now (the browser says the network is back), unless a connection is open or opening. */
   retryNow() {
-    if (this.socket) return;
+    if (this.socket) {
+      // The socket survived the outage: it is usable again.
+      if (this.socket.readyState === WebSocket.OPEN && this.status === "down") this.setStatus("open", { wasDown: true });
+      return;
+    }
     this.attempt = 0;
     this.connect();
+  }
+
+  /** The browser says the network is gone: say so at once (the socket's close event may come late). */
+  noteOffline() {
+    if (this.status === "open") this.setStatus("down", {});
   }
 
   scheduleRetry() {

@@ -50,6 +50,19 @@ export function contractTitle(name, trump) {
   return `${head}${words.length ? " " + words.join(" ") : ""}${trumpText}`.trim();
 }
 
+/** A daily-challenge game's score: the player's (seat 0) balance + 1000 (docs/protocol.md). */
+function dailyScore(room) {
+  return (room.balances?.[0] ?? 0) + 1000;
+}
+
+/** The daily score line of a summary, with whether the game is on the leaderboard yet. */
+function dailyNote(room) {
+  if (!room.daily) return null;
+  const played = room.played_deals ?? 0;
+  return h("p", { class: "daily-note" }, h("strong", {}, t("daily.score.line", { score: dailyScore(room), n: played })), " ",
+    t(played >= 2 ? "daily.score.onboard" : "daily.score.soon"));
+}
+
 function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
@@ -151,10 +164,13 @@ export function renderRoom(app, root, modalRoot) {
   main.append(infoBar(app));
   const exposed = exposedArea(app);
   if (exposed) main.append(exposed);
-  // The hand sits above the panel, so that both the cards and the calls fit on a phone screen.
+  // The dock holds the hand above the panel; on a phone it sticks to the bottom of the screen, so
+  // that the cards and the calls are always in reach without scrolling.
   const hand = handArea(app);
-  if (hand) main.append(hand);
-  main.append(actionPanel(app));
+  const dock = h("div", { class: "dock" });
+  if (hand) dock.append(hand);
+  dock.append(actionPanel(app));
+  main.append(dock);
   screen.append(main, sidebar(app));
   replace(root, screen);
   if (hand) layoutHand(hand);
@@ -269,7 +285,7 @@ function statusText(app, trick) {
   const room = app.room;
   if (!view) {
     const free = room.seats.filter((s) => s.kind === "empty").length;
-    return free ? t("room.waiting", { n: free }) : "";
+    return free ? t("room.waiting.short", { n: free }) : "";
   }
   const seat = mySeat(app);
   const myTurn = seat !== null && view.to_act.includes(seat) && view.legal?.length;
@@ -291,6 +307,7 @@ function infoBar(app) {
   const chips = [];
   chips.push(h("span", { class: "chip" }, t("table.deal", { n: (room.deal_number ?? 0) + 1 }),
     room.session?.deals ? ` / ${room.session.deals}` : ""));
+  if (room.daily) chips.push(h("span", { class: "chip daily-score" }, t("daily.score.chip", { score: dailyScore(room) })));
   if (view) {
     const contract = view.contract;
     if (contract) {
@@ -486,11 +503,14 @@ function renderGroups(app, groups, { focusFirst = false } = {}) {
       const same = items.every(([, d]) => d.tricksText === items[0][1].tricksText) ? items[0][1].tricksText : "";
       const uniformMode = items.every(([, d]) => d.modeText === items[0][1].modeText);
       const mode = uniformMode ? items[0][1].modeText : "";
-      const note = same || mode;
-      out.push(h("div", { class: "call-group", role: "group", "aria-label": verbLabel(verb) },
+      // Buttons whose label already holds the tricks ("♣ 9", "10") say it once, in the group label.
+      const numbered = !same && items.every(([, d]) => d.tricks !== null && d.tricks !== undefined
+        && compactLabel(d).split(" ").includes(String(d.tricks)));
+      const note = same || [mode, numbered ? t("call.number") : ""].filter(Boolean).join(", ");
+      out.push(h("div", { class: `call-group ${numbered ? "numbered" : ""}`, role: "group", "aria-label": verbLabel(verb) },
         h("span", { class: "group-label" }, verbLabel(verb), note ? h("span", { class: "group-tricks" }, ` — ${note}`) : null),
         h("div", { class: "group-buttons" }, items.map(([action, described], index) =>
-          callButton(app, action, described, { compact: true, autofocus: first && index === 0, showTricks: !same, short: uniformMode })))));
+          callButton(app, action, described, { compact: true, autofocus: first && index === 0, showTricks: !same && !numbered, short: uniformMode })))));
     }
     first = false;
   }
@@ -504,9 +524,10 @@ function callingPanel(app, legal) {
   for (const action of legal) (describeAction(action, context).rare ? rare : common).push(action);
   // Pass first: the most frequent answer, and the one a player must always be able to find.
   common.sort((a, b) => (a === "pass" ? -1 : b === "pass" ? 1 : 0));
-  const panel = h("div", { class: "prompt calls-panel", role: "group", "aria-labelledby": "call-title" },
-    h("h3", { id: "call-title" }, t("call.title")));
-  const commonList = h("div", { class: "call-list common" }, renderGroups(app, groupByVerb(common, context), { focusFirst: true }));
+  const panel = h("div", { class: "prompt calls-panel", role: "group", "aria-labelledby": "call-title" });
+  // The title shares its line with Pass, so that the panel stays short on a phone.
+  const commonList = h("div", { class: "call-list common" }, h("h3", { id: "call-title" }, t("call.title")),
+    renderGroups(app, groupByVerb(common, context), { focusFirst: true }));
   panel.append(commonList);
   if (rare.length) {
     const open = app.ui.moreCalls;
@@ -615,17 +636,29 @@ function moveInHand(event, hand, myTurn) {
   pool[next].focus();
 }
 
-/** Place the cards: one row when they fit with a readable strip each, else two rows. */
+/** How much of a card's left edge must stay visible for its corner index (rank and suit) to be read. */
+function indexStrip(cards) {
+  let widest = 0;
+  for (const card of cards) {
+    const left = card.getBoundingClientRect().left;
+    for (const part of card.querySelectorAll(".idx > span")) widest = Math.max(widest, part.getBoundingClientRect().right - left);
+  }
+  return Math.ceil(widest) + 2;
+}
+
+/** Place the cards: one fanned row when every corner index stays readable, else two rows. */
 function layoutHand(hand) {
   const cards = [...hand.querySelectorAll(".card")];
   if (!cards.length) return;
-  const width = hand.clientWidth - 8;
-  const cardWidth = cards[0].offsetWidth || 60;
-  const minStrip = cardWidth * 0.55;
+  const width = hand.clientWidth - 4;
+  const cardWidth = cards[0].offsetWidth || 50;
+  // Each card keeps its corner index in view, and its own centre too, so that a tap (or a test's
+  // click, which aims at the centre) lands on the card meant.
+  const minStrip = Math.min(cardWidth, Math.max(indexStrip(cards), Math.ceil(cardWidth / 2) + 1));
   const oneRowStep = cards.length > 1 ? (width - cardWidth) / (cards.length - 1) : cardWidth;
   const rows = oneRowStep >= minStrip ? [cards] : [cards.slice(0, Math.ceil(cards.length / 2)), cards.slice(Math.ceil(cards.length / 2))];
   const gap = 6;
-  const raise = 14;
+  const raise = parseFloat(getComputedStyle(hand).getPropertyValue("--raise")) || 14;
   const rowHeight = cards[0].offsetHeight || 84;
   // The second row must leave the first row's corner index visible, even when its cards rise.
   const indexHeight = (cards[0].querySelector(".idx")?.offsetHeight || 40) + 4;
@@ -758,12 +791,8 @@ function summaryDialog(app, over) {
   body.append(h("p", { class: `result-line ${result.status}` }, resultLine(app, result)));
   if (view.multiplier > 1) body.append(h("p", { class: "muted" }, `×${view.multiplier} ${t("table.double")}`));
   body.append(balancesTable(app, result));
-  if (view.dealt) {
-    body.append(h("h3", {}, t("end.hands")));
-    body.append(h("ul", { class: "dealt" }, view.dealt.map((cards, seat) => h("li", {},
-      h("span", { class: "who" }, seatName(app, seat)), handText(cards),
-      view.discards?.[String(seat)] ? h("small", { class: "muted" }, ` (${t("end.discard")}: ${rankText(view.discards[String(seat)][0])}${SUIT_SYMBOL[view.discards[String(seat)][1]]})`) : null))));
-  }
+  const daily = dailyNote(room);
+  if (daily) body.append(daily);
   const buttons = h("div", { class: "row buttons" });
   if (over) {
     body.prepend(h("p", { class: "final-note" }, t("ann.session_over")));
@@ -773,19 +802,32 @@ function summaryDialog(app, over) {
   } else if (mySeat(app) !== null && view.hand) {
     const ready = app.ui.readySent === room.deal_number || room.seats[mySeat(app)]?.ready;
     buttons.append(h("button", { type: "button", class: "primary", id: "next-deal", disabled: ready, dataset: { key: "next-deal", autofocus: ready ? null : "" }, onclick: () => app.ready() }, t("end.next")));
-    if (app.you?.host) buttons.append(h("button", { type: "button", class: "secondary", id: "end-game", dataset: { key: "end-game" }, onclick: () => app.endGame() }, t("end.stop")));
-    else buttons.append(h("button", { type: "button", class: "secondary", id: "end-game", dataset: { key: "end-game" }, onclick: () => app.leave() }, t("room.leave")));
+    // Everyone may stop: the host ends the session for the table; another player ends their own
+    // game (they leave, a bot takes the seat), and the button says so.
+    buttons.append(h("button", {
+      type: "button", class: "secondary", id: "end-game", dataset: { key: "end-game" },
+      title: app.you?.host ? null : t("end.stop.leave"), onclick: () => app.endGame(),
+    }, t("end.stop")));
     const waiting = room.seats.filter((s) => s.kind === "human" && s.connected && !s.ready && s.seat !== mySeat(app)).map((s) => s.name);
     if (ready) body.append(h("p", { class: "muted waiting" }, waiting.length ? t("end.waiting", { names: waiting.join(", ") }) : t("end.ready")));
+    body.append(h("p", { class: "muted choice-help" }, app.you?.host ? t("end.choice.host") : t("end.choice.guest")));
   }
   buttons.append(h("button", { type: "button", class: "ghost", dataset: { key: "hide-summary" }, onclick: () => { app.ui.summaryHidden = true; app.rerender(); } }, t("end.review")));
   body.append(buttons);
+  // The choice comes first (it fits a phone's screen); the hands as dealt follow, for reference.
+  if (view.dealt) {
+    body.append(h("h3", {}, t("end.hands")));
+    body.append(h("ul", { class: "dealt" }, view.dealt.map((cards, seat) => h("li", {},
+      h("span", { class: "who" }, seatName(app, seat)), handText(cards),
+      view.discards?.[String(seat)] ? h("small", { class: "muted" }, ` (${t("end.discard")}: ${rankText(view.discards[String(seat)][0])}${SUIT_SYMBOL[view.discards[String(seat)][1]]})`) : null))));
+  }
   return modal("summary", over ? t("final.title") : t("end.title"), body);
 }
 
 function finalDialog(app) {
   const body = h("div", { class: "summary" },
     balancesTable(app, null),
+    dailyNote(app.room),
     h("div", { class: "row buttons" },
       h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => app.downloadRecords() }, t("final.download")),
       h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => app.leave() }, t("final.lobby"))));

@@ -66,10 +66,12 @@ def size_label(page: Page) -> str:
 
 
 def screenshot(page: Page, name: str) -> Path:
-    """Save what the page shows under docs/screenshots/<name>-<size>.png."""
+    """Save what the page shows under docs/screenshots/<name>-<size>.png (once passing announcements fade)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}-{size_label(page)}.png"
     page.evaluate("() => window.scrollTo(0, 0)")  # clicks scroll the page; show it as it opens
+    with contextlib.suppress(Exception):  # a toast lasts 3.6 s; the table is what the picture is for
+        page.wait_for_function("() => !document.querySelector('#toasts .toast')", timeout=5000)
     page.screenshot(path=str(path))
     return path
 
@@ -237,6 +239,40 @@ def overlapping_indices(page: Page) -> list[str]:
         }"""
     )
     return covered
+
+
+def covered_card_centres(page: Page) -> list[str]:
+    """Cards of the hand whose centre belongs to another card: a tap (or a click) there would miss."""
+    covered: list[str] = page.evaluate(
+        """() => {
+          const out = [];
+          for (const card of document.querySelectorAll('.hand .card')) {
+            const box = card.getBoundingClientRect();
+            const x = box.left + box.width / 2, y = box.top + box.height / 2;
+            if (y < 0 || y > innerHeight) continue;
+            const hit = document.elementFromPoint(x, y);
+            if (hit && hit.closest('.topbar, #banner, #toasts, #errors')) continue;
+            if (!hit || !card.contains(hit)) {
+              out.push(card.dataset.card + ' under ' + (hit ? hit.className : 'nothing'));
+            }
+          }
+          return out;
+        }"""
+    )
+    return covered
+
+
+def outside_viewport(page: Page, selector: str) -> list[str]:
+    """Elements matching `selector` that are not wholly on screen (a player would have to hunt for them)."""
+    outside: list[str] = page.evaluate(
+        """s => [...document.querySelectorAll(s)].filter(e => {
+            const b = e.getBoundingClientRect();
+            const off = b.top < 0 || b.bottom > innerHeight + 1 || b.left < 0 || b.right > innerWidth + 1;
+            return b.width > 0 && off;
+          }).map(e => (e.dataset.card || e.dataset.action || e.className))""",
+        selector,
+    )
+    return outside
 
 
 def overlapping_seats(page: Page) -> list[str]:

@@ -15,7 +15,9 @@ import pytest
 from browser_helpers import (
     Player,
     cards_on,
+    covered_card_centres,
     new_context,
+    outside_viewport,
     overlapping_indices,
     overlapping_seats,
     points_shown,
@@ -76,14 +78,19 @@ def test_a_person_plays_a_whole_couleur_deal_against_three_bots_by_clicking(
     def before_each_turn() -> None:
         view = player.view()
         assert view is not None
-        if view["phase"] == "auction" and "calling" not in shots:
+        if view["phase"] == "auction":
             page.wait_for_selector(".calls-panel")
+            # The hand and the everyday calls are on screen without scrolling, on a phone too.
+            assert outside_viewport(page, ".hand .card, .calls-panel .call-list.common button") == []
+        if view["phase"] == "auction" and "calling" not in shots:
             screenshot(page, "calling-panel")
             shots.add("calling")
         if view["phase"] == "play":
             page.wait_for_selector(".hand .card.playable")
             check_hand_matches_legal(page, view)
             assert overlapping_indices(page) == []
+            assert covered_card_centres(page) == []
+            assert outside_viewport(page, ".hand .card") == []
             assert overlapping_seats(page) == []
             if "trick" not in shots and view["trick"] and len(view["trick"]["cards"]) >= 2:
                 screenshot(page, "trick-in-play")
@@ -135,8 +142,9 @@ def active_element(page: Page) -> str:
     return text
 
 
-def test_a_whole_deal_with_the_keyboard_alone(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "desktop")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_whole_deal_with_the_keyboard_alone(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     player = Player(page)
     open_lobby(page, server_url)
@@ -176,6 +184,7 @@ def test_a_whole_deal_with_the_keyboard_alone(browser: Browser, server_url: str)
                        message=f"focus on a playable card (focus: {active_element(page)})")
             page.keyboard.press("ArrowRight")
             assert focused(page, ".hand .card.playable")
+            assert overlapping_indices(page) == []  # the focused card does not cover its neighbours
             card = page.evaluate("() => document.activeElement.dataset.card")
             page.keyboard.press("Enter")
             wait_until(lambda c=card: c not in (player.view() or {}).get("hand", []) or not player.my_turn(),

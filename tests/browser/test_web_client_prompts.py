@@ -11,13 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import cards_on, new_context
+from browser_helpers import cards_on, new_context, outside_viewport
 from playwright.sync_api import Browser, Page
 
 from server.rules import Deal
 from server.rules.cards import FULL_DECK
 
 pytestmark = pytest.mark.browser
+
+#: The rare calls' verbs (kept behind "More calls"), as prefixes of the actions.
+RARE_PREFIXES = ("abondance", "misere", "petite-misere", "grande-misere", "grand-chelem", "petit-chelem",
+                 "piccolo", "abundance", "royal-abundance", "spread-misere")
 
 
 def hands_with(first: dict[int, list[str]]) -> list[list[str]]:
@@ -177,4 +181,56 @@ def test_a_spectator_sees_a_spread_hand_only_after_trick_one_in_the_club_rules(
         exposed = set(deal.view(None)["exposed"]["0"])
         assert set(cards_on(page, ".exposed-row[data-seat='0'] [data-card]")) == exposed
         assert "face up" in row.inner_text()
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_longest_everyday_calling_panel_fits_on_screen_with_the_hand(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    # Couleur, seat 0 proposed clubs and nobody accepted: renew, three other proposals and sixteen
+    # solos (the most everyday calls found over 400 random auctions of every ruleset).
+    deal = Deal.from_seed("couleur", seed="s27", dealer=0, house_rules={}, multiplier=1)
+    for seat, action in [(1, "pass"), (2, "pass"), (3, "pass"), (0, "propose C")]:
+        deal.apply(seat, action)
+    view = deal.view(0)
+    everyday = [action for action in view["legal"] if not action.startswith(RARE_PREFIXES)]
+    assert len(everyday) >= 20
+    context = new_context(browser, size)
+    page = context.new_page()
+    show(page, server_url, view, 0)
+    buttons = page.eval_on_selector_all(".calls-panel .call-list.common button.call",
+                                        "els => els.map(e => e.dataset.action)")
+    assert sorted(buttons) == sorted(everyday)
+    assert outside_viewport(page, ".hand .card, .calls-panel .call-list.common button") == []
+    page.click('button[data-action="solo 7 H"]')
+    assert acted(page) == ["solo 7 H"]
+    # With every rare call open too, the last one can still be reached and pressed.
+    page.click("button.more-calls")
+    page.wait_for_selector("#rare-calls button.call")
+    rare = page.eval_on_selector_all("#rare-calls button.call", "els => els.map(e => e.dataset.action)")
+    assert rare and all(action.startswith(RARE_PREFIXES) for action in rare)
+    page.click(f'button[data-action="{rare[-1]}"]')
+    assert acted(page) == ["solo 7 H", rare[-1]]
+    context.close()
+
+
+def test_every_rare_call_can_be_reached_on_a_phone(browser: Browser, server_url: str) -> None:
+    # Couleur, the dealer's first call after three passes: 23 rare calls behind "More calls".
+    deal = Deal.from_seed("couleur", seed="s27", dealer=0, house_rules={}, multiplier=1)
+    for seat in (1, 2, 3):
+        deal.apply(seat, "pass")
+    view = deal.view(0)
+    expected = [action for action in view["legal"] if action.startswith(RARE_PREFIXES)]
+    assert len(expected) >= 20
+    context = new_context(browser, "phone")
+    page = context.new_page()
+    show(page, server_url, view, 0)
+    page.click("button.more-calls")
+    page.wait_for_selector("#rare-calls button.call")
+    rare = page.eval_on_selector_all("#rare-calls button.call", "els => els.map(e => e.dataset.action)")
+    assert sorted(rare) == sorted(expected)
+    for action in (rare[0], rare[-1]):
+        page.click(f'button[data-action="{action}"]')
+    assert acted(page) == [rare[0], rare[-1]]
     context.close()

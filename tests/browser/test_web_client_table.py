@@ -111,8 +111,18 @@ def test_two_players_share_a_link_while_a_third_watches_and_never_sees_a_hidden_
         eve.page.wait_for_timeout(300)
         assert ann.state()["room"]["deal_number"] == number
         assert bob.page.locator("#summary").count() == 1
-        bob.page.click("#next-deal")
-        for player in (ann, bob, eve):
+        # Bob is not the host: "End the game" ends his own game; he leaves and a bot takes his seat.
+        assert bob.page.inner_text("#summary #end-game") == "End the game"
+        assert "a bot takes your seat" in bob.page.inner_text("#summary")
+        bob_seat = bob.state()["you"]["seat"]
+        bob.page.click("#summary #end-game")
+        wait_until(lambda: bob.state().get("roomId") is None, message="Bob back in the lobby")
+        bob.page.wait_for_selector("#create-room")
+        assert "room=" not in bob.page.url
+        wait_until(lambda: ann.state()["room"]["seats"][bob_seat]["kind"] == "bot",
+                   message="a bot in Bob's seat")
+        # Ann was ready and is now the only human: the server deals the next deal.
+        for player in (ann, eve):
             wait_until(lambda p=player: p.state()["room"]["deal_number"] == number + 1, message="next deal")
     for player in (ann, bob, eve):
         assert player.errors == []
@@ -168,7 +178,7 @@ def test_a_lost_connection_shows_a_banner_and_returns_to_the_seat(browser: Brows
     play_until(player, lambda view: view["phase"] in ("play", "auction"))
     seat = player.state()["you"]["seat"]
     context.set_offline(True)
-    player.page.evaluate("() => window.whistApp.conn.socket.close()")
+    player.page.evaluate("() => window.whistApp.conn.socket?.close()")  # the browser may have closed it
     banner = player.page.locator("#banner")
     banner.wait_for(state="visible")
     assert "Connection lost" in banner.inner_text()
@@ -239,6 +249,12 @@ def test_the_language_follows_the_browser_and_can_be_switched(browser: Browser, 
     page.wait_for_selector("#create-room")
     assert page.inner_text("#create-room") == "Créer et s'asseoir"
     assert page.evaluate("document.documentElement.lang") == "fr"
+    assert page.inner_text("#daily-title") == "Défi du jour"
+    # The house rules are explained in French too (the server describes them in English).
+    page.check("input[name=ruleset][value=solo-whist]")
+    helps = page.eval_on_selector_all(".house-rule .help", "els => els.map(e => e.textContent)")
+    assert helps and all("Off:" not in text and " the " not in text for text in helps)
+    assert any("Désactivé" in text for text in helps)
     page.click("#lang-btn")
     page.wait_for_function("document.documentElement.lang === 'en'")
     assert page.inner_text("#create-room") == "Create and sit down"
