@@ -33,6 +33,10 @@ HARD_MAX_FRAME = 1024 * 1024
 MAX_STRIKES = 30
 STRIKE_WINDOW = 10.0
 OUTBOX_LIMIT = 5000
+# New rooms one connection may open (create_room, daily) per NEW_ROOM_WINDOW seconds: every room is
+# kept (a waiting one in memory and in the lobby), so one client must not make thousands.
+MAX_NEW_ROOMS = 10
+NEW_ROOM_WINDOW = 60.0
 ABUSE_CODES = frozenset(
     ("bad_json", "bad_msgpack", "unknown_type", "invalid_message", "frame_too_large", "rate_limited")
 )
@@ -61,6 +65,7 @@ class Connection:
         self.tokens = app.limits.burst
         self.refilled = time.monotonic()
         self.strikes: collections.deque[float] = collections.deque()  # times of recent abuse errors
+        self.new_rooms: collections.deque[float] = collections.deque()  # times of recent room creations
         self.outbox: asyncio.Queue[str | bytes] = asyncio.Queue()
         self.closing = False
 
@@ -101,6 +106,16 @@ class Connection:
             await self.websocket.close(code, reason)
 
         self.app.spawn(close_after_flush())
+
+    def count_new_room(self) -> None:
+        """Count a room this connection is about to open, or refuse it (`rate_limited`) past the limit."""
+        now = time.monotonic()
+        while self.new_rooms and self.new_rooms[0] < now - NEW_ROOM_WINDOW:
+            self.new_rooms.popleft()
+        if len(self.new_rooms) >= MAX_NEW_ROOMS:
+            raise ProtocolError("rate_limited", f"too many new rooms: at most {MAX_NEW_ROOMS} per "
+                                f"{NEW_ROOM_WINDOW:g} seconds from one connection; this one was not created")
+        self.new_rooms.append(now)
 
     # ---------------------------------------------------------------- receiving
 
@@ -202,6 +217,7 @@ class WhistServer:
                     manager.lobby_peers.discard(conn)
                 return {"rooms": await manager.lobby()}
             case protocol.CreateRoom():
+                conn.count_new_room()
                 return await manager.create_room(conn, request)
             case protocol.Join(room_id=room_id, seat=seat):
                 return await manager.join(conn, room_id, seat)
@@ -229,6 +245,7 @@ class WhistServer:
                 manager.current(conn).send(conn, None)
                 return {}
             case protocol.Daily():
+                conn.count_new_room()
                 return await self.daily.start(conn)
             case protocol.Leaderboard(day=day, limit=limit):
                 return await self.daily.ranking(conn, day, limit)

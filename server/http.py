@@ -40,8 +40,12 @@ def static_response(static_dir: Path, path: str) -> Response:
     """The file of `static_dir` at URL path `path` (`/` is index.html), or 404; never outside the dir."""
     relative = unquote(path).lstrip("/") or "index.html"
     root = static_dir.resolve()
-    target = (root / relative).resolve()
-    if not target.is_relative_to(root) or not target.is_file():
+    try:
+        target = (root / relative).resolve()
+        found = target.is_relative_to(root) and target.is_file()
+    except (ValueError, OSError):  # a NUL byte, a name too long for the file system: no such file
+        found = False
+    if not found:
         return _response(HTTPStatus.NOT_FOUND, f"not found: {path}\n".encode(), "text/plain; charset=utf-8")
     content_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
     if content_type.startswith("text/") or content_type in ("application/javascript", "application/json"):

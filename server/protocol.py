@@ -8,6 +8,7 @@ frame in the client's encoding.
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 import msgpack  # type: ignore[import-untyped]
@@ -64,22 +65,23 @@ class ListRooms(_Request):
 class SessionLength(_Message):
     """How long a session lasts: N played deals, a target balance, both, or neither (open)."""
 
-    deals: Annotated[int, Field(ge=1, le=1000)] | None = None
-    target: Annotated[int, Field(ge=1, le=100000)] | None = None
+    deals: Annotated[int, Field(ge=1, le=1000, strict=True)] | None = None
+    target: Annotated[int, Field(ge=1, le=100000, strict=True)] | None = None
 
 
-SeatChoice = Annotated[int, Field(ge=0, le=3)]
+# Strict: `true` is not seat 1, nor 1.0 a seat (a client that sends them has a bug worth hearing of).
+SeatChoice = Annotated[int, Field(ge=0, le=3, strict=True)]
 
 
 class CreateRoom(_Request):
     """Create a room; the creator is its host and may sit at once."""
 
     type: Literal["create_room"]
-    ruleset: str
+    ruleset: Annotated[str, Field(min_length=1, max_length=64)]
     house_rules: dict[str, Any] = Field(default_factory=dict)
     session: SessionLength = Field(default_factory=SessionLength)
     listed: bool = True
-    bot: str | None = None
+    bot: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     name: Annotated[str, Field(min_length=1, max_length=48)] | None = None
     seat: SeatChoice | Literal["any"] | None = "any"
     grace_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
@@ -119,7 +121,7 @@ class AddBot(_Request):
 
     type: Literal["add_bot"]
     seat: SeatChoice | None = None
-    bot: str | None = None
+    bot: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
 class RemoveBot(_Request):
@@ -178,7 +180,7 @@ class Leaderboard(_Request):
 
     type: Literal["leaderboard"]
     day: Annotated[str, Field(min_length=10, max_length=10)] | None = None
-    limit: Annotated[int, Field(ge=1, le=500)] = 50
+    limit: Annotated[int, Field(ge=1, le=500, strict=True)] = 50
 
 
 Request = Annotated[
@@ -307,6 +309,18 @@ MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
 # ------------------------------------------------------------------------------------------- frames
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _utf8_clean(data: Any) -> bool:
+    """Whether every string of a decoded JSON value is encodable text (no lone surrogate)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def decode_frame(frame: str | bytes) -> dict[str, Any]:
     """Bytes or text to a message object (not yet validated); raises `ProtocolError`."""
     if len(frame) > MAX_FRAME_BYTES:
@@ -320,6 +334,11 @@ def decode_frame(frame: str | bytes) -> dict[str, Any]:
             raise ProtocolError("bad_json", f"text frame is not valid JSON: {error}") from None
         if not isinstance(data, dict):
             raise ProtocolError("bad_json", f"a message is a JSON object, not {type(data).__name__}")
+        if _SURROGATE_ESCAPE.search(frame) and not _utf8_clean(data):
+            # `"\ud800"` alone is valid JSON but no text: echoed in an answer (an id, a field name) it
+            # would make the answer unsendable.
+            raise ProtocolError("bad_json", "text frame holds a lone surrogate escape (\\uD800-\\uDFFF): "
+                                "not Unicode text")
     else:
         try:
             data = msgpack.unpackb(frame, raw=False, strict_map_key=True)

@@ -1076,8 +1076,14 @@ class RoomManager:
         return await room.change(change)
 
     async def records(self, peer: Peer) -> JSON:
-        """`get_records`: the finished deals, rebuilt from the room's event log."""
+        """`get_records`: the finished deals, from the live session (the event log replayed, when the
+        room's live copy may be behind the store)."""
         room = self.current(peer)
+        if room.session is not None and not room.stale:
+            # The live session is the stored log replayed: replaying it again on every request let one
+            # connection asking over and over stall the event loop for everyone.
+            history = room.session.history
+            return {"room_id": room.room_id, "records": [dict(item["record"]) for item in history]}
         entries = await self.store.read_log(room.room_id)
         return {"room_id": room.room_id, "records": records_from_log(entries)}
 
