@@ -164,7 +164,10 @@ class Connection:
                     self.close(1008, f"too many bad or excess messages ({problem.code})")
         except Exception as failure:
             log.exception("request failed")
-            self.push(protocol.error(request_id, "internal_error", f"the server failed: {failure!r}"))
+            # The details (which may name hosts or files) go to the log, not to the client.
+            self.push(protocol.error(request_id, "internal_error",
+                                     f"the server failed on this request ({type(failure).__name__}); "
+                                     "nothing was applied"))
 
 
 class WhistServer:

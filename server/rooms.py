@@ -406,8 +406,9 @@ class Room:
         if self.stale:
             try:
                 await self.reload()
-            except Exception as failure:
-                raise ProtocolError("store_unavailable", f"the store does not answer ({failure!r}); "
+            except Exception:
+                log.exception("room %s: reload failed", self.room_id)
+                raise ProtocolError("store_unavailable", "the store does not answer; nothing was applied: "
                                     "retry") from None
         answer, events, entries = change()
         await self.persist(entries)
@@ -437,8 +438,8 @@ class Room:
             self.stale = True
             with contextlib.suppress(Exception):
                 await self.reload()
-            raise ProtocolError("store_unavailable", f"the room could not be saved ({failure!r}); nothing "
-                                "was applied: retry") from None
+            message = f"the room could not be saved ({type(failure).__name__}); nothing was applied: retry"
+            raise ProtocolError("store_unavailable", message) from None
         if lobby != self.last_lobby_entry:
             self.last_lobby_entry = lobby
             self.manager.lobby_changed()

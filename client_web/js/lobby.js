@@ -81,7 +81,7 @@ function buildLobby(app) {
   const lengthBox = h("fieldset", { class: "length" },
     h("legend", {}, t("lobby.create.length")),
     lengthChoice("deals", t("lobby.create.length.deals"), h("span", { class: "num-wrap" }, dealsInput, " ", t("lobby.create.deals"))),
-    lengthChoice("target", t("lobby.create.length.target"), h("span", { class: "num-wrap" }, "±", targetInput, " ", t("lobby.create.points"))),
+    lengthChoice("target", t("lobby.create.length.target"), h("span", { class: "num-wrap" }, "+", targetInput, " ", t("lobby.create.points"))),
     lengthChoice("open", t("lobby.create.length.open")));
   function syncLength() {
     for (const radio of lengthBox.querySelectorAll("input[type=radio]")) radio.checked = radio.value === form.length;

@@ -23,7 +23,7 @@ class FlakyStore(MemoryStore):
     async def save(self, room_id: str, state: dict[str, Any], expected_version: int,
                    log: list[dict[str, Any]], lobby_entry: dict[str, Any] | None) -> int:
         if self.down:
-            raise ConnectionError("store unreachable")
+            raise ConnectionError("store unreachable at redis://10.1.2.3:6379/0")
         return await super().save(room_id, state, expected_version, log, lobby_entry)
 
 
@@ -43,6 +43,7 @@ async def test_a_refused_write_changes_nothing_and_play_resumes() -> None:
         with pytest.raises(ServerError) as caught:
             await client.act(action)
         assert caught.value.code == "store_unavailable" and "nothing was applied" in caught.value.message
+        assert "10.1.2.3" not in caught.value.message, "the store's address stays in the server log"
         store.down = False
         await client.request("get_state")
         assert client.view is not None and client.view["calls"] == view["calls"], "the action did not happen"
