@@ -295,6 +295,19 @@ def test_D12_bouche_trou_names_trump_team_needs_9_bouche_trou_leads() -> None:
     assert contract.lead_card is None and len(deal.legal_actions(3)) == 13
 
 
+def test_D12_after_the_bouche_trou_answers_the_two_others_speak_from_eldest_on() -> None:
+    # Trou at seat 1, bouche-trou at seat 2, dealer 3: eldest (seat 0) speaks next, not seat 3.
+    rotated = [TROU[(seat + 1) % 4] for seat in range(4)]
+    for answer in ("trump D", "abondance 9 S"):
+        deal = club([(2, answer)], hands=rotated)
+        assert deal.announcements[0]["seat"] == 1 and deal.announcements[0]["partner"] == 2
+        assert deal.to_act() == {0}
+        deal.apply(0, "pass")
+        assert deal.to_act() == {3}  # seats 1 and 2 stay silent
+        deal.apply(3, "pass")
+        assert deal.contract is not None and deal.contract.declarers == ((1, 2) if answer == "trump D" else (2,))
+
+
 def test_D11_abondance_9_beats_the_trou() -> None:
     deal = club([(3, "trump D")], hands=TROU)
     legal = deal.legal_actions(0)

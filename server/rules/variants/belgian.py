@@ -385,7 +385,8 @@ class BelgianAuction:
         verb, args = action.verb, action.args
         own = self.standing.get(seat)
         rules = self.rules
-        if seat == self.awaiting_answer:
+        answering_trou = seat == self.awaiting_answer
+        if answering_trou:
             events += self._answer_trou(seat, action)
         elif verb == "pass":
             self._pass(seat)
@@ -422,7 +423,8 @@ class BelgianAuction:
             if verb == "solo":
                 self.bound.add(seat)
         self.spoken.add(seat)
-        self._advance(seat, events)
+        # After the bouche-trou's answer the two other players speak from eldest on (RULES.md §3).
+        self._advance((self.eldest - 1) % 4 if answering_trou else seat, events)
         return events
 
     def _new_call(self, seat: int, action: ParsedAction) -> Call:
