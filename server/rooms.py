@@ -14,6 +14,7 @@ import collections
 import contextlib
 import functools
 import hashlib
+import hmac
 import importlib
 import logging
 import secrets
@@ -36,6 +37,7 @@ BOT_SLOTS = 4  # bot moves in progress at once, over all tables
 # How long a bot move waits for the human requests in progress to finish before it goes anyway (so a
 # stream of requests cannot stop the bots).
 BOT_YIELD_SECONDS = 0.05
+BOT_RETRY_SECONDS = 1.0  # after a bot move the store did not take
 # Refusals of an action that may come from a stale view: the refusal comes with a fresh `state`.
 STALE_CODES = frozenset(("not_your_turn", "illegal_action", "conflict", "store_unavailable"))
 
@@ -80,6 +82,7 @@ def hidden_cards(deal: Deal, seat: int | None) -> set[str]:
         return set()
     exposed = set(deal.exposed)
     hidden: set[str] = set()
+    public = {deal.turn_up} if deal.turn_up is not None else set()  # the turn-up is public until played
     for other in SEATS:
         if other == seat:
             continue
@@ -88,7 +91,7 @@ def hidden_cards(deal: Deal, seat: int | None) -> set[str]:
         discard = deal.discards.get(other)
         if discard is not None:
             hidden.add(discard)
-    return hidden
+    return hidden - public
 
 
 def _mentions(value: Any, cards: set[str]) -> bool:
@@ -105,7 +108,10 @@ def _mentions(value: Any, cards: set[str]) -> bool:
 def filter_for_recipient(
     room: Room, seat: int | None, host: bool, message: JSON, views: dict[int | None, JSON] | None = None
 ) -> JSON | None:
-    """THE per-recipient filter: every frame the server sends to a room's connection passes here.
+    """THE per-recipient filter: every push (`state`, `events`) to a room's connection passes here.
+
+    Answers to requests (`ok`) carry no view and no card of a deal in progress (`get_records` lists
+    finished deals only), and lobby pushes carry room summaries only.
 
     A `state` message gets the recipient's own view (`deal.view(seat)`, or the public view), built
     here and nowhere else (`views` caches them by seat during one broadcast: many spectators share
@@ -575,7 +581,10 @@ class Room:
                 async with self.manager.bots.bot_move():
                     await self._bot_step(work)
         except ProtocolError as problem:
-            log.warning("room %s: bot loop stopped: %s", self.room_id, problem.message)
+            # A write the store refused (or lost to a conflict) changed nothing: try again shortly,
+            # or the table would wait for a bot that never moves.
+            log.warning("room %s: bot move not stored, retrying: %s", self.room_id, problem.message)
+            asyncio.get_running_loop().call_later(BOT_RETRY_SECONDS, self.kick)
         except Exception:
             log.exception("room %s: bot loop failed", self.room_id)
 
@@ -607,7 +616,9 @@ class Room:
         assert self.session is not None
         deal = self.session.deal
         kind = self.seats[seat].get("bot") or self.state["bot"]
-        seed = f"{deal.seed}:{seat}:{len(deal.log)}"
+        # Derived from the deal seed, never the seed itself: with it a bot could rebuild every hand.
+        point = f"bot:{seat}:{len(deal.log)}".encode()
+        seed = hmac.new(str(deal.seed).encode(), point, hashlib.sha256).hexdigest()
         return BotDecision(kind, self.manager.bot(kind), deal.view(seat), seed)
 
     # ---------------------------------------------------------------- the changes (validate, then mutate)

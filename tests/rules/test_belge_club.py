@@ -305,7 +305,8 @@ def test_D12_after_the_bouche_trou_answers_the_two_others_speak_from_eldest_on()
         deal.apply(0, "pass")
         assert deal.to_act() == {3}  # seats 1 and 2 stay silent
         deal.apply(3, "pass")
-        assert deal.contract is not None and deal.contract.declarers == ((1, 2) if answer == "trump D" else (2,))
+        expected = (1, 2) if answer == "trump D" else (2,)
+        assert deal.contract is not None and deal.contract.declarers == expected
 
 
 def test_D11_abondance_9_beats_the_trou() -> None:

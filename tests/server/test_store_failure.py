@@ -3,6 +3,7 @@ from the stored state once the store answers again."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -51,6 +52,43 @@ async def test_a_refused_write_changes_nothing_and_play_resumes() -> None:
         await client.play_deal(lambda v: v["legal"][0])
         records = records_from_log(await store.read_log(client.room_id))
         assert len(records) == 1 and records[0]["actions"].count([0, action]) >= 1
+    finally:
+        await client.close()
+        await server.stop()
+
+
+class OnceFailingStore(MemoryStore):
+    """A memory store that refuses the next `fail` writes, then works again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail = 0
+
+    async def save(self, room_id: str, state: dict[str, Any], expected_version: int,
+                   log: list[dict[str, Any]], lobby_entry: dict[str, Any] | None) -> int:
+        if self.fail > 0:
+            self.fail -= 1
+            raise ConnectionError("store unreachable")
+        return await super().save(room_id, state, expected_version, log, lobby_entry)
+
+
+async def test_a_bot_move_the_store_refused_is_retried_and_the_table_plays_on() -> None:
+    store = OnceFailingStore()
+    server = WhistServer(store, bot_delay=0.0)
+    host, port = await server.start("127.0.0.1", 0)
+    client = await WhistClient.connect(f"ws://{host}:{port}/ws", name="Host")
+    try:
+        # The host watches a table of four bots: every move is a bot's.
+        await client.create_room("couleur", seat=None, session={"deals": 1000}, bot="random")
+        await client.start()
+        room_id = client.room_id
+        assert room_id is not None
+        await asyncio.sleep(0.1)
+        store.fail = 1
+        await asyncio.sleep(0.3)
+        before = len(await store.read_log(room_id))
+        await asyncio.sleep(1.5)  # longer than the retry delay
+        assert len(await store.read_log(room_id)) > before, "the bots stopped after one refused write"
     finally:
         await client.close()
         await server.stop()
