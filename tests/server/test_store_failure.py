@@ -57,23 +57,8 @@ async def test_a_refused_write_changes_nothing_and_play_resumes() -> None:
         await server.stop()
 
 
-class OnceFailingStore(MemoryStore):
-    """A memory store that refuses the next `fail` writes, then works again."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fail = 0
-
-    async def save(self, room_id: str, state: dict[str, Any], expected_version: int,
-                   log: list[dict[str, Any]], lobby_entry: dict[str, Any] | None) -> int:
-        if self.fail > 0:
-            self.fail -= 1
-            raise ConnectionError("store unreachable")
-        return await super().save(room_id, state, expected_version, log, lobby_entry)
-
-
 async def test_a_bot_move_the_store_refused_is_retried_and_the_table_plays_on() -> None:
-    store = OnceFailingStore()
+    store = FlakyStore()
     server = WhistServer(store, bot_delay=0.0)
     host, port = await server.start("127.0.0.1", 0)
     client = await WhistClient.connect(f"ws://{host}:{port}/ws", name="Host")
@@ -84,8 +69,10 @@ async def test_a_bot_move_the_store_refused_is_retried_and_the_table_plays_on() 
         room_id = client.room_id
         assert room_id is not None
         await asyncio.sleep(0.1)
-        store.fail = 1
-        await asyncio.sleep(0.3)
+        store.down = True  # the next bot moves are refused
+        await asyncio.sleep(0.2)
+        store.down = False
+        await asyncio.sleep(0.1)
         before = len(await store.read_log(room_id))
         await asyncio.sleep(1.5)  # longer than the retry delay
         assert len(await store.read_log(room_id)) > before, "the bots stopped after one refused write"
