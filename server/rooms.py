@@ -426,9 +426,6 @@ class Room:
 
     async def persist(self, entries: list[JSON]) -> None:
         """Write the state with a compare-and-set on the version."""
-        # The state keeps the session's settings only; its actions live in the event log, written in
-        # the same atomic step, so a write costs the same on the first deal and the hundredth.
-        self.state["session"] = session_config(self.session) if self.session is not None else None
         lobby = self.lobby_entry()
         try:
             store = self.manager.store
@@ -1026,12 +1023,15 @@ class RoomManager:
                     room.seats[seat] = {"kind": "bot", "name": name, "participant": None, "bot": None}
                     events.append({"type": "seat_changed", "seat": seat, "kind": "bot", "name": name})
             room.session = session
+            # The state keeps the session's settings only (they never change once started); its
+            # actions live in the event log, so a write costs the same on the first deal and the last.
+            room.state["session"] = session.config()
             room.state["ready"] = []
             log.info("game started", extra={"fields": {"room": room.room_id, "seats": [
                 entry["kind"] for entry in room.seats]}})
             events.append({"type": "deal_started", "deal_number": 0, "dealer": session.deal.dealer})
             seats = [dict(seat_entry, participant=None) for seat_entry in room.seats]
-            entry = {"t": "started", "config": session_config(session), "seats": seats}
+            entry = {"t": "started", "config": session.config(), "seats": seats}
             return {"deal_number": 0}, events, [entry]
 
         return await room.change(change)
@@ -1100,13 +1100,6 @@ class RoomManager:
         return {"room_id": room.room_id, "records": records_from_log(entries)}
 
 
-def session_config(session: Session) -> JSON:
-    """The settings a session is rebuilt from (`Session.snapshot()` without the actions; holds the
-    secret). Built directly: the snapshot would copy every action of the session on each write."""
-    return {"ruleset": session.ruleset.name, "secret": session.secret, "house_rules": session.house_rules,
-            "deals": session.deals_limit, "target": session.target, "first_dealer": session.first_dealer}
-
-
 def records_from_log(entries: Iterable[JSON]) -> list[JSON]:
     """Every finished deal of a room's event log, as deal records (replaying the logged actions)."""
     session = session_from_log(entries)
@@ -1119,10 +1112,7 @@ def session_from_log(entries: Iterable[JSON]) -> Session | None:
     for entry in entries:
         kind = entry.get("t")
         if kind == "started":
-            config = entry["config"]
-            session = Session(config["ruleset"], config["secret"], config["house_rules"],
-                              deals=config["deals"], target=config["target"],
-                              first_dealer=config["first_dealer"])
+            session = Session.from_config(entry["config"])
         elif session is None:
             continue
         elif kind == "act":

@@ -102,8 +102,8 @@ class Session:
         self.deal = Deal.from_seed(self.ruleset, seed, dealer, self.house_rules, multiplier=multiplier)
         return self.deal
 
-    def snapshot(self) -> dict[str, Any]:
-        """Everything needed to rebuild the session exactly (see `restore`). Holds the secret."""
+    def config(self) -> dict[str, Any]:
+        """The settings the session starts from (see `from_config`); holds the secret, no actions."""
         return {
             "ruleset": self.ruleset.name,
             "secret": self.secret,
@@ -111,9 +111,17 @@ class Session:
             "deals": self.deals_limit,
             "target": self.target,
             "first_dealer": self.first_dealer,
-            "finished_deals": len(self.history),
-            "actions": self._actions_per_deal(),
         }
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Session:
+        """A new session with the settings of `config()`, at its first deal."""
+        return cls(config["ruleset"], config["secret"], config["house_rules"], deals=config["deals"],
+                   target=config["target"], first_dealer=config["first_dealer"])
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything needed to rebuild the session exactly (see `restore`). Holds the secret."""
+        return {**self.config(), "finished_deals": len(self.history), "actions": self._actions_per_deal()}
 
     def _actions_per_deal(self) -> list[list[list[Any]]]:
         # A finished current deal is already the last entry of the history: list it once.
@@ -125,10 +133,7 @@ class Session:
     @classmethod
     def restore(cls, snapshot: Mapping[str, Any]) -> Session:
         """Rebuild a session from `snapshot()` by replaying every action."""
-        session = cls(
-            snapshot["ruleset"], snapshot["secret"], snapshot["house_rules"],
-            deals=snapshot["deals"], target=snapshot["target"], first_dealer=snapshot["first_dealer"],
-        )
+        session = cls.from_config(snapshot)
         for number, actions in enumerate(snapshot["actions"]):
             if number > 0:
                 session.next_deal()
