@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import time
 from collections.abc import Awaitable
 from pathlib import Path
@@ -182,8 +183,10 @@ class WhistServer:
         limits: Limits | None = None,
         compression: str | None = None,
         daily_secret: str | None = None,
+        replica_id: str | None = None,
     ) -> None:
         self.store = store
+        self.replica_id = replica_id  # which process this is among several on one store (/health)
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
@@ -286,6 +289,7 @@ class WhistServer:
 
         return {"status": "ok" if store_ok else "degraded", "rooms": len(self.manager.rooms),
                 "connections": len(self.connections), "store": self.store.kind,
+                "pid": os.getpid(), "replica": self.replica_id,
                 "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
