@@ -59,9 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with cluster:
             print(f"whist-cluster listening on {cluster.url}", flush=True)
-            print(json.dumps({"redis": cluster.store, "replicas": {
-                replica.replica_id: {"url": replica.url, "pid": replica.pid} for replica in cluster.replicas},
-                "logs": str(cluster.directory)}), file=sys.stderr, flush=True)
+            print(json.dumps(cluster.describe()), file=sys.stderr, flush=True)
             while True:
                 time.sleep(3600)
     except KeyboardInterrupt:

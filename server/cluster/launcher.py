@@ -62,6 +62,16 @@ class Cluster:
         """The balancer's WebSocket address."""
         return f"ws://{self.host}:{self.port}/ws"
 
+    def describe(self) -> dict[str, Any]:
+        """Addresses, process ids and the log directory (the command line prints it)."""
+        pids: dict[str, int | None] = {"redis": self.redis.process.pid if self.redis and self.redis.process
+                                       else None}
+        pids.update({replica.replica_id: replica.pid for replica in self.replicas})
+        pids["haproxy"] = self.haproxy.pid if self.haproxy is not None else None
+        return {"url": self.url, "store": self.store, "logs": str(self.directory),
+                "replicas": {replica.replica_id: replica.url for replica in self.replicas},
+                "pids": {name: pid for name, pid in pids.items() if pid is not None}}
+
     def server_pids(self) -> dict[str, int]:
         """replica id -> pid of its running process."""
         return {replica.replica_id: pid for replica in self.replicas if (pid := replica.pid) is not None}

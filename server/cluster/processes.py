@@ -197,11 +197,15 @@ class Replica:
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists."""
+    """Whether a process with this id runs (a zombie, dead but not yet reaped, does not)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        try:
+            os.kill(pid, 0)  # no /proc (not Linux): ask the kernel
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
         return True
-    return True
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
