@@ -10,6 +10,10 @@ of concurrent connections) as the floor, so the server's cost reads as a ratio t
 
 With `--runs N` every table count is measured N times (interleaved) and the medians are reported.
 
+`--human` switches to the human-paced mode through the load balancer (see bench/load_human.py):
+
+    .venv/bin/python bench/load.py --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
+
 Everything stays on the loopback interface; loops are bounded by time and by deal counts; the Redis
 keys live under a unique prefix that is deleted at the end.
 """
@@ -431,10 +435,10 @@ NOTES = [
 ]
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace (or add) the `## Load (server)` section, leaving the other sections alone."""
+def write_section(path: Path, section: str, title: str = "## Load (server)") -> None:
+    """Replace (or add) the section called `title`, leaving the other sections alone."""
     text = path.read_text() if path.exists() else "# Benchmarks\n"
-    start = text.find("## Load (server)")
+    start = text.find(title)
     if start == -1:
         text = text.rstrip("\n") + "\n\n" + section
     else:
@@ -444,7 +448,11 @@ def write_section(path: Path, section: str) -> None:
 
 
 def main() -> int:
-    """Command line."""
+    """Command line (`--human`: the human-paced mode of bench/load_human.py)."""
+    if "--human" in sys.argv[1:]:
+        from load_human import main as human_main
+
+        return human_main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[10, 100, 500])
     parser.add_argument("--seconds", type=float, default=20.0, help="measured time per table count")
