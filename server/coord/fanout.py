@@ -101,7 +101,7 @@ class Fanout:
         """Send a change to every subscribed process; returns how many received it (Redis count)."""
         raise NotImplementedError
 
-    async def start(self) -> None:
+    async def start(self, timeout: float = 10.0) -> None:
         """Connect (the Redis subscriber runs in the background from here on)."""
 
     async def close(self) -> None:
@@ -163,11 +163,12 @@ class RedisFanout(Fanout):
         """PUBLISH the envelope on the room's channel."""
         return int(await self.redis.publish(self._channel(room_id), encode(self.process_id, change)))
 
-    async def start(self) -> None:
-        """Start the subscriber and wait until it is connected the first time."""
+    async def start(self, timeout: float = 10.0) -> None:
+        """Start the subscriber and wait until it is connected the first time. TimeoutError if Redis
+        does not answer within `timeout` (the subscriber keeps trying in the background)."""
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="fanout-subscriber")
-        await self.connected.wait()
+        await asyncio.wait_for(self.connected.wait(), timeout)
 
     async def close(self) -> None:
         """Stop the subscriber and close its connection."""
