@@ -388,3 +388,7 @@ def main(argv: list[str]) -> int:
                                            None if args.url else args.replicas),
                       "## Load (human-paced)")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
