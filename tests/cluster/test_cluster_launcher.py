@@ -156,3 +156,13 @@ def test_children_die_with_a_killed_launcher() -> None:
         wait_until(lambda: not any(pid_alive(pid) for pid in children), 30, "orphans killed")
     finally:
         shutil.rmtree(str(described["logs"]), ignore_errors=True)  # nobody was left to remove it
+
+
+def test_a_cluster_on_an_outside_store_has_no_redis_of_its_own(redis_url: str, redis_cleanup: str) -> None:
+    with Cluster(replicas=1, store=f"{redis_url}?prefix={redis_cleanup}") as outside:
+        assert outside.redis is None and outside.store.endswith(f"?prefix={redis_cleanup}")
+        status, report = http_json(outside.url + "health")
+        assert status == 200 and report["replica"] == "r1" and report["store"] == "redis"
+        with pytest.raises(RuntimeError, match="outside store"):
+            outside.stop_redis()
+    assert not outside.replicas[0].alive()
