@@ -342,9 +342,16 @@ def ruleset_info() -> dict[str, Any]:
     info: dict[str, Any] = {}
     for name in ruleset_names():
         ruleset = get_ruleset(name)
-        title = ruleset.data.get("ruleset", {}).get("title", name)
-        rules = [HouseRuleInfo(name=rule.name, default=rule.default, description=rule.description,
-                               choices=list(rule.choices)) for rule in ruleset.house_rules.values()]
+        described = getattr(ruleset, "describe", None)  # the engine's own summary, where it has one
+        if callable(described):
+            summary = described()
+            title, rules = summary["title"], [HouseRuleInfo.model_validate(
+                {key: rule[key] for key in ("name", "default", "description", "choices")})
+                for rule in summary["house_rules"]]
+        else:
+            title = ruleset.data.get("ruleset", {}).get("title", name)
+            rules = [HouseRuleInfo(name=rule.name, default=rule.default, description=rule.description,
+                                   choices=list(rule.choices)) for rule in ruleset.house_rules.values()]
         info[name] = RulesetInfo(title=str(title), house_rules=rules).model_dump()
     return info
 

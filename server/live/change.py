@@ -6,7 +6,7 @@ a room's change to other processes, and what every listener of this process reac
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,20 +32,17 @@ class CommittedChange:
     entries: tuple[JSON, ...] = ()
     presence: JSON | None = None
     stored: bool = True
-    kind: str = "change"  # "change", or "opened" for the notice that a room was loaded or created
-    extra: JSON = field(default_factory=dict)
 
     def to_json(self) -> JSON:
         """The change as a JSON object (for a publisher to other processes)."""
         return {"room_id": self.room_id, "version": self.version, "events": list(self.events),
-                "entries": list(self.entries), "presence": self.presence, "stored": self.stored,
-                "kind": self.kind}
+                "entries": list(self.entries), "presence": self.presence, "stored": self.stored}
 
     @classmethod
     def from_json(cls, data: JSON) -> CommittedChange:
         """Back from `to_json`."""
         return cls(str(data["room_id"]), int(data["version"]), tuple(data["events"]), tuple(data["entries"]),
-                   data.get("presence"), bool(data["stored"]), str(data.get("kind", "change")))
+                   data.get("presence"), bool(data["stored"]))
 
 
 class RoomListener:

@@ -4,21 +4,21 @@ written onto the connection objects)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import time
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ..protocol import CreateRoom
 from ..store import Store
-from ..table import Daily, deal_records, errors, facts, hash_token, play, seating, to_stored
+from ..table import Daily, Outcome, Table, deal_records, errors, facts, hash_token, play, seating, to_stored
 from .bots import BotDriver, BotScheduler
 from .change import JSON, RoomListener
 from .lobby import Lobby
 from .outbox import Outbox
 from .registry import RoomRegistry
-from .room import LiveRoom, Member
+from .room import Command, LiveRoom, Member
 from .timers import GraceTimers
 
 log = logging.getLogger("whist.rooms")
@@ -153,8 +153,8 @@ class Tables:
         room = await self.registry.require(room_id)
         answer = seating.resume(room.table, token).answer
         participant = hash_token(token)
-        for other, where in list(self.members.items()):
-            if other is not member and where.room is room and where.participant == participant:
+        for other, holder in list(room.members.items()):
+            if other is not member and holder == participant:
                 await self.enter(other, room, None, None)  # the newest connection holds the seat
         await self.enter(member, room, participant, token)
         return answer
@@ -219,14 +219,26 @@ class Tables:
     async def hint(self, member: Member) -> JSON:
         """`hint`: what the heuristic bot would play in the connection's seat now (logged)."""
         here = self.current(member)
-        return await self._answer(here.room, lambda table: play.hint(table, here.participant))
+        table = here.room.table
+        # The command is pure: the bot thinks off the event loop, and its answer is committed if the
+        # table has not moved meanwhile (else it is asked again, on the current table).
+        computed = await asyncio.to_thread(play.hint, table, here.participant)
+
+        def command(current: Table) -> Outcome:
+            return computed if current is table else play.hint(current, here.participant)
+
+        return await self._answer(here.room, command)
 
     async def records(self, member: Member) -> JSON:
         """`get_records`: the finished deals (from the live session; from the stored log when the live
         copy may be behind the store)."""
         room = self.current(member).room
-        if room.stale:
-            await room.reload()
+        if room.stale:  # the live copy may be behind the store
+            try:
+                await room.reload()
+            except Exception:
+                log.exception("room %s: reload failed", room.room_id)
+                raise errors.StoreUnavailable("the store does not answer: retry") from None
         table = room.table
         return {"room_id": room.room_id, "records": deal_records(table.session, table.hints)}
 
@@ -234,7 +246,7 @@ class Tables:
         """`get_state`: a fresh `state` push to the connection."""
         self.outbox.send(self.current(member).room, member)
 
-    async def _answer(self, room: LiveRoom, command: Any) -> JSON:
+    async def _answer(self, room: LiveRoom, command: Command) -> JSON:
         outcome = await room.apply(command)
         assert outcome is not None
         return outcome.answer
