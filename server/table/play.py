@@ -66,11 +66,10 @@ def act(table: Table, seat: int, action: str) -> Outcome:
         raise errors.IllegalAction(problem.reason) from None
     canonical = forked.deal.log[-1][1]
     entries = [{"t": "act", "deal": deal_number, "seat": seat, "action": canonical}]
-    new = replace(table, session=forked)
-    if forked.deal.finished:
-        new = replace(new, ready=frozenset())
-        if forked.over:
-            entries.append({"t": "session_over", "balances": list(forked.balances)})
+    finished = forked.deal.finished
+    new = replace(table, session=forked, ready=frozenset() if finished else table.ready)
+    if finished and forked.over:
+        entries.append({"t": "session_over", "balances": list(forked.balances)})
     return Outcome(new, {"action": canonical, "seat": seat}, events, entries)
 
 
