@@ -244,9 +244,6 @@ class _CountingPeer:
 
     def __init__(self) -> None:
         self.name = "bench"
-        self.room: Any = None
-        self.participant: str | None = None
-        self.token: str | None = None
         self.wants_events = False
         self.pushes = 0
 
@@ -255,24 +252,24 @@ class _CountingPeer:
 
 
 async def in_process_cost(store_url: str, rooms: int = 20, deals: int = 10) -> dict[str, Any]:
-    """Server work per action without any network client: bot-only rooms driven by `RoomManager` on
+    """Server work per action without any network client: bot-only rooms driven by `Tables` on
     the given store (each action validated, stored with its compare-and-set, and pushed to one
     watcher)."""
+    from server.live import Tables
     from server.protocol import CreateRoom
-    from server.rooms import RoomManager
     from server.store import open_store
 
     prefix = f"bench:{uuid.uuid4().hex}:"
     url = store_url if store_url.startswith("memory") else f"{store_url}?prefix={prefix}"
     store = open_store(url)
-    manager = RoomManager(store, bot_delay=0.0)
+    manager = Tables(store, bot_delay=0.0)
     started = time.perf_counter()
     for _ in range(rooms):
         peer = _CountingPeer()
         request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
                              session={"deals": deals}, bot="random")  # type: ignore[arg-type]
         await manager.create_room(peer, request)
-        await manager.start_game(peer)
+        await manager.start(peer)
     live = list(manager.rooms.values())
     while any(not room.over for room in live) and time.perf_counter() - started < 120:
         await asyncio.sleep(0.01)

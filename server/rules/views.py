@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .cards import sort_hand
+from .visibility import turn_up_in_hand, visible_discard
 
 if TYPE_CHECKING:
     from .deal import Deal
@@ -37,12 +38,12 @@ def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
         "hand": sort_hand(deal.hands[seat]) if seat is not None else None,
         "hand_counts": [len(hand) for hand in deal.hands],
         "turn_up": deal.turn_up,
-        "turn_up_in_hand": _turn_up_in_hand(deal),
+        "turn_up_in_hand": turn_up_in_hand(deal),
         "calls": [[s, action] for s, action in deal.calls],
         "announcements": list(deal.announcements),
         "auction": deal.auction.public_state(),
         "contract": None,
-        "discarded": deal.discards.get(seat) if seat is not None else None,
+        "discarded": visible_discard(deal, seat),
         "discards_made": sorted(deal.discards),
         "exposed": {str(s): sort_hand(deal.hands[s]) for s in deal.exposed},
         "trick": (
@@ -71,11 +72,3 @@ def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
         view["seed"] = deal.seed
     return view
 
-
-def _turn_up_in_hand(deal: Deal) -> bool:
-    # Held until it is played: a turn-up discarded face down still counts as held, so that the
-    # view does not reveal the dealer's discard.
-    turn_up = deal.turn_up
-    if turn_up is None:
-        return False
-    return turn_up in deal.hands[deal.dealer] or deal.discards.get(deal.dealer) == turn_up
