@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..actions import Arg, ParsedAction
 from ..cards import SUIT_NAMES, SUITS, rank_of
 from ..errors import IllegalAction
-from ..ruleset import Contract, Event, Ruleset
-
-if TYPE_CHECKING:
-    from ..deal import Deal
+from ..ruleset import Contract, DealFacts, DealInProgress, Event, Ruleset
 
 SEATS = (0, 1, 2, 3)
 
@@ -121,7 +118,7 @@ class BelgianRuleset(Ruleset):
 
     # -- ruleset hooks
 
-    def new_auction(self, deal: Deal) -> BelgianAuction:
+    def new_auction(self, deal: DealFacts) -> BelgianAuction:
         """Start the auction (after the trou, if any, is announced)."""
         return BelgianAuction(self, deal)
 
@@ -133,9 +130,30 @@ class BelgianRuleset(Ruleset):
         """After a tour de passe the next played deal counts double; passes in a row do not double again."""
         return int(self.data["deal"]["pass_multiplier"]) if thrown_in else 1
 
-    def trump_options(self, deal: Deal, contract: Contract) -> list[str | None]:
+    def trump_options(self, deal: DealFacts, contract: Contract) -> list[str | None]:
         """Trump is always named in the call itself; nobody names it after the auction."""
         return [contract.trump]
+
+    def implied_tricks(self, deal: DealInProgress, seat: int, action: ParsedAction) -> int | None:
+        """A proposal or its renewal: the lowest emballage; `accept <suit>`: the level it stands for;
+        the bouche-trou naming trump: the trou's level; a call of [calls]: its level (0 for a misère)."""
+        if action.verb in ("propose", self.renewal_verb):
+            return self.emballage_levels[0]
+        if action.verb == "accept" and isinstance(deal.auction, BelgianAuction):
+            levels = deal.auction.accept_levels(seat, str(action.args[0]))
+            return levels[0] if levels else None
+        if action.verb == "trump" and deal.contract is None:
+            return self.trou_level
+        if action.verb in self.calls:
+            return int(self.calls[action.verb].get("level", 0))
+        return super().implied_tricks(deal, seat, action)
+
+    def adjust_action_info(self, deal: DealInProgress, seat: int, action: ParsedAction,
+                           info: dict[str, Any]) -> dict[str, Any]:
+        """The bouche-trou naming trump commits the trou's team."""
+        if action.verb == "trump" and deal.contract is None:
+            info["commitment"] = "team"
+        return super().adjust_action_info(deal, seat, action, info)
 
     @staticmethod
     def made(contract: Contract, taken: int) -> bool:
@@ -148,7 +166,7 @@ class BelgianRuleset(Ruleset):
 class BelgianAuction:
     """The auction of one deal of `couleur` or `belge-club`; it never changes state when it raises."""
 
-    def __init__(self, rules: BelgianRuleset, deal: Deal) -> None:
+    def __init__(self, rules: BelgianRuleset, deal: DealFacts) -> None:
         self.rules = rules
         self.house_rules = deal.house_rules
         self.hands = [frozenset(hand) for hand in deal.dealt]
@@ -280,7 +298,7 @@ class BelgianAuction:
             suits = set(SUITS)
         return [suit for suit in SUITS if suit in suits]
 
-    def _accept_levels(self, seat: int, suit: str) -> list[int]:
+    def accept_levels(self, seat: int, suit: str) -> list[int]:
         """The emballage levels at which `seat` may accept an open proposal in `suit` (lowest = default)."""
         if seat in self.bound or not self._holds(seat, suit):
             return []
@@ -331,7 +349,7 @@ class BelgianAuction:
                       if self._holds(seat, suit) and suit not in self.proposed[seat]
                       and rules.key("proposal", 8, suit) > top]
             for suit in SUITS:
-                levels = self._accept_levels(seat, suit)
+                levels = self.accept_levels(seat, suit)
                 if levels:
                     calls.append(f"accept {suit}")
                     calls += [f"accept {suit} {level}" for level in levels[1:]]
@@ -401,7 +419,7 @@ class BelgianAuction:
             self.engaged.add(seat)
         elif verb == "accept":
             suit = str(args[0])
-            level = self._accept_levels(seat, suit)[0] if args[1] is None else int(str(args[1]))
+            level = self.accept_levels(seat, suit)[0] if args[1] is None else int(str(args[1]))
             proposer = next(p for p, call in self.standing.items()
                             if call.kind == "proposal" and call.suit == suit)
             team = rules.call("emballage", level, suit, (proposer, seat))
@@ -558,7 +576,7 @@ class BelgianAuction:
         """The action as `legal_actions` spells it: `accept S 9` is `accept S` when 9 is the default level."""
         if action.verb == "accept":
             suit, level = str(action.args[0]), action.args[1]
-            levels = self._accept_levels(seat, suit)
+            levels = self.accept_levels(seat, suit)
             if level is None or (levels and levels[0] == level):
                 return f"accept {suit}"
             return f"accept {suit} {level}"
@@ -619,7 +637,7 @@ class BelgianAuction:
                 return f"there is no open proposal in {SUIT_NAMES[suit]} by another player to accept"
             if not self._holds(seat, suit):
                 return f"to accept {SUIT_NAMES[suit]} you must hold a card of {SUIT_NAMES[suit]}"
-            levels = self._accept_levels(seat, suit)
+            levels = self.accept_levels(seat, suit)
             if not levels:
                 return f"no emballage in {SUIT_NAMES[suit]} ranks above the current call ({current})"
             return (f"accepting {SUIT_NAMES[suit]} must be at level {levels[0]} or higher, up to 13 "
