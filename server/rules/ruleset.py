@@ -169,6 +169,7 @@ class Ruleset(ABC):
         self.data: dict[str, Any] = load_seed(self.name)
         self.title: str = str(self.data.get("ruleset", {}).get("title", self.name))
         self.action_data: dict[str, dict[str, Any]] = dict(self.data.get("actions", {}))
+        self._action_info_cache: dict[str, tuple[ParsedAction, dict[str, Any]]] = {}
         self.packets: tuple[int, ...] = tuple(self.data["deal"]["packets"])
         self.vocabulary: dict[str, tuple[Arg, ...]] = {**COMMON_VOCABULARY, **self.extra_vocabulary}
         self.house_rules: dict[str, HouseRule] = {
@@ -216,12 +217,21 @@ class Ruleset(ABC):
         trump); `commitment`, `rare` and a fixed `tricks` from the `[actions]` table of the data file;
         otherwise `tricks` is the level written in the action, or what `implied_tricks` says.
         """
+        cached = self._action_info_cache.get(action)
+        if cached is None:  # what does not depend on the moment, once per spelling (views ask often)
+            cached = self._action_info_cache[action] = self._fixed_action_info(action)
+        parsed, fixed = cached
+        info = dict(fixed)
+        if info["tricks"] is None and info["prompt"] in ("call", "trump") and parsed.verb != "pass":
+            info["tricks"] = self.implied_tricks(deal, seat, parsed)
+        return self.adjust_action_info(deal, seat, parsed, info)
+
+    def _fixed_action_info(self, action: str) -> tuple[ParsedAction, dict[str, Any]]:
         parsed = parse_action(action, self.vocabulary)
         spec = self.action_data.get(parsed.verb, {})
-        kinds = self.vocabulary[parsed.verb]
         suit: str | None = None
         level: int | None = None
-        for kind, arg in zip(kinds, parsed.args, strict=True):
+        for kind, arg in zip(self.vocabulary[parsed.verb], parsed.args, strict=True):
             if kind is Arg.CARD and isinstance(arg, str):
                 suit = arg[1]
             elif kind in (Arg.SUIT, Arg.SUIT_OR_NT) and suit is None:
@@ -229,16 +239,12 @@ class Ruleset(ABC):
             elif kind in (Arg.LEVEL, Arg.OPTIONAL_LEVEL) and isinstance(arg, int):
                 level = arg
         prompt = PROMPTS.get(parsed.verb, "call")
-        tricks: int | None = None
-        commitment: str | None = None
-        if prompt == "call" or parsed.verb == "trump":
-            tricks = spec.get("tricks", level)
-            if tricks is None:
-                tricks = self.implied_tricks(deal, seat, parsed)
-            commitment = spec.get("commitment")
-        info = {"action": parsed.text, "verb": parsed.verb, "suit": suit, "level": level, "tricks": tricks,
-                "commitment": commitment, "rare": bool(spec.get("rare", False)), "prompt": prompt}
-        return self.adjust_action_info(deal, seat, parsed, info)
+        committing = prompt == "call" or parsed.verb == "trump"
+        info = {"action": parsed.text, "verb": parsed.verb, "suit": suit, "level": level,
+                "tricks": spec.get("tricks", level) if committing else None,
+                "commitment": spec.get("commitment") if committing else None,
+                "rare": bool(spec.get("rare", False)), "prompt": prompt}
+        return parsed, info
 
     def implied_tricks(self, deal: DealInProgress, seat: int, action: ParsedAction) -> int | None:
         """The tricks a call commits to when neither the data file nor the action gives them.

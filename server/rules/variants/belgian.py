@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..actions import Arg, ParsedAction
@@ -118,6 +119,25 @@ class BelgianRuleset(Ruleset):
 
     # -- ruleset hooks
 
+    @cached_property
+    def candidate_calls(self) -> tuple[list[ParsedAction], list[ParsedAction]]:
+        """The calls of the vocabulary listed before the acceptances, and after them (see
+        `BelgianAuction._candidates`); built once."""
+        before = [ParsedAction("trump", (suit,), f"trump {suit}") for suit in SUITS]
+        before += [ParsedAction("pass", (), "pass"), ParsedAction(self.renewal_verb, (), self.renewal_verb)]
+        before += [ParsedAction("raise", (level,), f"raise {level}") for level in self.emballage_levels]
+        before += [ParsedAction("propose", (suit,), f"propose {suit}") for suit in SUITS]
+        after = [ParsedAction("solo", (level, suit), f"solo {level} {suit}")
+                 for suit in SUITS for level in self.solo_levels]
+        after += [ParsedAction("abondance", (level, suit), f"abondance {level} {suit}")
+                  for level in self.abondance_levels for suit in SUITS]
+        for word, spec in self.calls.items():
+            if spec["family"] == "chelem":
+                after += [ParsedAction(word, (suit,), f"{word} {suit or 'NT'}") for suit in (*SUITS, None)]
+            else:
+                after.append(ParsedAction(word, (), word))
+        return before, after
+
     def new_auction(self, deal: DealFacts) -> BelgianAuction:
         """Start the auction (after the trou, if any, is announced)."""
         return BelgianAuction(self, deal)
@@ -172,6 +192,7 @@ class BelgianAuction:
         self.hands = [frozenset(hand) for hand in deal.dealt]
         self.suits_held = [frozenset(card[1] for card in hand) for hand in deal.dealt]
         self._legal_cache: dict[int, list[str]] = {}  # emptied by every change
+        self._solo_cache: dict[int, list[str]] = {}  # likewise
         self.eldest = deal.eldest
         self.reference_trump = deal.turn_up[1] if deal.turn_up else None
         self.standing: dict[int, Call] = {}
@@ -199,7 +220,7 @@ class BelgianAuction:
         twin = BelgianAuction.__new__(BelgianAuction)
         twin.__dict__.update(self.__dict__)
         twin.standing = dict(self.standing)
-        twin._legal_cache = {}
+        twin._legal_cache, twin._solo_cache = {}, {}
         twin.passed, twin.bound = set(self.passed), set(self.bound)
         twin.spoken, twin.engaged = set(self.spoken), set(self.engaged)
         twin.proposed = {seat: set(suits) for seat, suits in self.proposed.items()}
@@ -285,6 +306,12 @@ class BelgianAuction:
 
     def _solo_suits(self, seat: int) -> list[str]:
         """The suits `seat` may play a solo in (couleur: D6; the club: once engaged, any suit)."""
+        found = self._solo_cache.get(seat)
+        if found is None:
+            found = self._solo_cache[seat] = self._find_solo_suits(seat)
+        return found
+
+    def _find_solo_suits(self, seat: int) -> list[str]:
         if self.rules.solo_rule == "engaged":
             return list(SUITS) if seat in self.engaged else []
         suits = self.proposed[seat] - self.partnered[seat]
@@ -310,30 +337,18 @@ class BelgianAuction:
                 if self.rules.key("emballage", level, suit) >= top]
 
     def _candidates(self, seat: int) -> list[ParsedAction]:
-        """Every call of the vocabulary that could be legal for some seat, in the order `legal_actions`
-        lists them: trump (the bouche-trou), pass, renewal, raises, proposals, acceptances (default
-        level first), solos, abondances, then the words of [calls] in the data file's order."""
-        rules = self.rules
-        found = [ParsedAction("trump", (suit,), f"trump {suit}") for suit in SUITS]
-        found += [ParsedAction("pass", (), "pass"), ParsedAction(rules.renewal_verb, (), rules.renewal_verb)]
-        found += [ParsedAction("raise", (level,), f"raise {level}") for level in rules.emballage_levels]
-        found += [ParsedAction("propose", (suit,), f"propose {suit}") for suit in SUITS]
+        """Every call that could be legal now, in the order `legal_actions` lists them: trump (the
+        bouche-trou), pass, renewal, raises, proposals, acceptances (default level first, written
+        without its number), solos, abondances, then the words of [calls] in the data file's order."""
+        accepts: list[ParsedAction] = []
         for suit in SUITS:
             levels = self.accept_levels(seat, suit)
-            if levels:  # the default level is written without its number
-                found.append(ParsedAction("accept", (suit, None), f"accept {suit}"))
-                found += [ParsedAction("accept", (suit, level), f"accept {suit} {level}")
-                          for level in levels[1:]]
-        found += [ParsedAction("solo", (level, suit), f"solo {level} {suit}")
-                  for suit in SUITS for level in rules.solo_levels]
-        found += [ParsedAction("abondance", (level, suit), f"abondance {level} {suit}")
-                  for level in rules.abondance_levels for suit in SUITS]
-        for word, spec in rules.calls.items():
-            if spec["family"] == "chelem":
-                found += [ParsedAction(word, (suit,), f"{word} {suit or 'NT'}") for suit in (*SUITS, None)]
-            else:
-                found.append(ParsedAction(word, (), word))
-        return found
+            if levels:
+                accepts.append(ParsedAction("accept", (suit, None), f"accept {suit}"))
+                accepts += [ParsedAction("accept", (suit, level), f"accept {suit} {level}")
+                            for level in levels[1:]]
+        before, after = self.rules.candidate_calls
+        return [*before, *accepts, *after]
 
     def _legal(self, seat: int) -> list[str]:
         if seat not in self.to_act():
@@ -363,7 +378,7 @@ class BelgianAuction:
         reason = self._refusal(seat, action, self._top(seat))
         if reason is not None:
             raise IllegalAction(reason)
-        self._legal_cache = {}
+        self._legal_cache, self._solo_cache = {}, {}
         events: list[Event] = []
         verb, args = action.verb, action.args
         own = self.standing.get(seat)
@@ -559,23 +574,26 @@ class BelgianAuction:
     def _call_refusal(self, seat: int, action: ParsedAction, top: Call | None) -> str | None:
         """`_refusal` for every action but naming trump."""
         verb, args, rules = action.verb, action.args, self.rules
-        suit = next((arg for arg in args if isinstance(arg, str) and arg in SUITS), None)
-        barred = "bound players (who accepted, were accepted or called a solo)"
-        family = rules.calls[verb]["family"] if verb in rules.calls else None
-        bound = seat in self.bound
-        if bound and family in ("misere", "piccolo"):
-            return f"{barred} may no longer call a {'misère' if family == 'misere' else 'piccolo'}"
-        if bound and verb in ("propose", "accept"):
-            return f"{barred} cannot {verb} a proposal" if verb == "accept" else f"{barred} cannot propose"
+        spec = rules.calls.get(verb)
+        family = spec["family"] if spec is not None else None
+        if seat in self.bound:
+            barred = "bound players (who accepted, were accepted or called a solo)"
+            if family in ("misere", "piccolo"):
+                return f"{barred} may no longer call a {'misère' if family == 'misere' else 'piccolo'}"
+            if verb == "accept":
+                return f"{barred} cannot accept a proposal"
+            if verb == "propose":
+                return f"{barred} cannot propose"
         speaks_for_team = self._speaks_for_team(seat)
-        speaker_may_solo = rules.speaker_solo_allowed(self.house_rules)
-        if speaks_for_team and verb not in ("pass", "raise") and not (verb == "solo" and speaker_may_solo):
-            alone = ", or go alone with a solo" if speaker_may_solo else ""
-            return f"the acceptor speaks for the team: when it is outbid he may only raise it or pass{alone}"
+        if speaks_for_team and verb not in ("pass", "raise"):
+            speaker_may_solo = rules.speaker_solo_allowed(self.house_rules)
+            if not (verb == "solo" and speaker_may_solo):
+                alone = ", or go alone with a solo" if speaker_may_solo else ""
+                return ("the acceptor speaks for the team: when it is outbid he may only raise it or "
+                        f"pass{alone}")
         if verb == "pass":
             return None
         top_key = top.key if top is not None else (-1, -1)
-        above = self._above(top)
         if verb == "raise":
             if not speaks_for_team:
                 return "only the player who accepted a proposal speaks for the team and may raise it"
@@ -587,7 +605,7 @@ class BelgianAuction:
         if verb in ("renew", "maintain"):
             return self._renewal_refusal(seat, verb, top)
         if verb == "propose":
-            assert suit is not None
+            suit = str(args[0])
             if not self._holds(seat, suit):
                 return f"to propose {SUIT_NAMES[suit]} you must hold a card of {SUIT_NAMES[suit]}"
             if suit in self.proposed[seat]:
@@ -599,7 +617,7 @@ class BelgianAuction:
         if verb == "accept":
             return self._accept_refusal(seat, action, top)
         if verb == "solo":
-            level = int(str(args[0]))
+            level, suit = int(str(args[0])), str(args[1])
             if level not in rules.solo_levels:
                 return f"a solo is for {rules.solo_levels[0]} to {rules.solo_levels[-1]} tricks"
             if suit not in self._solo_suits(seat):
@@ -609,15 +627,15 @@ class BelgianAuction:
                 return ("a solo is allowed only in a suit you proposed without finding a partner, as the "
                         "partner of a team whose speaker passed, or when no other player can still accept "
                         "(D6)")
-            return None if rules.key("solo", level, suit) > top_key else above
+            return None if rules.key("solo", level, suit) > top_key else self._above(top)
         if verb == "abondance":
-            level = int(str(args[0]))
+            level, suit = int(str(args[0])), str(args[1])
             if level not in rules.abondance_levels:
                 return (f"an abondance is for {rules.abondance_levels[0]} to {rules.abondance_levels[-1]} "
                         "tricks")
             if not self._first_turn(seat):
                 return "abondance only on your first turn to speak"
-            return None if rules.key("abondance", level, suit) > top_key else above
+            return None if rules.key("abondance", level, suit) > top_key else self._above(top)
         if family == "chelem":
             first_turn_only = rules.call_option(verb, "first_turn_only", self.house_rules, False)
             if first_turn_only and not self._first_turn(seat):
@@ -625,11 +643,13 @@ class BelgianAuction:
             if args[0] is None and not rules.call_option(verb, "no_trump", self.house_rules, False):
                 return f"{verb} names a trump suit here: no 'NT' version in this room"
             chelem_suit = args[0] if isinstance(args[0], str) else None
-            return None if rules.key(verb, rules.calls[verb]["level"], chelem_suit) > top_key else above
+            chelem_key = rules.key(verb, rules.calls[verb]["level"], chelem_suit)
+            return None if chelem_key > top_key else self._above(top)
         if family in ("misere", "piccolo"):
             equal = family == "misere" and top is not None and top.kind == verb
             if rules.key(verb, 0, None) > top_key or equal:
                 return None
+            above = self._above(top)
             return f"{above}; only the same misère may equal it" if family == "misere" else above
         return f"{verb!r} is not a call you can make now ({self._current(top)})"
 
