@@ -13,5 +13,6 @@ RUN pip install --no-cache-dir . && rm -rf /app/server /app/seeds /app/client_we
 EXPOSE 8765
 # Listen on every interface inside the container; the store comes from WHIST_STORE.
 ENV WHIST_STORE=memory://
-CMD ["sh", "-c", "exec whist-server --host 0.0.0.0 --port 8765 --store \"$WHIST_STORE\""]
+# The web client is package data: no --static-dir (the copies under /app are removed above).
+CMD ["sh", "-c", "exec whist-server --host 0.0.0.0 --port 8765 --store \"$WHIST_STORE\" --replica-id \"${WHIST_REPLICA_ID:-$(hostname)}\""]
 HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8765/health', timeout=2).status == 200 else 1)"
