@@ -12,23 +12,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics
+from prometheus_client.exposition import generate_latest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .store.base import JSON, Store, StoredRoom, VersionConflictError
 
-CONTENT_TYPE = CONTENT_TYPE_LATEST
+# The classic text format, which `generate_latest` writes and every Prometheus version reads.
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 CONNECTION_KINDS = ("player", "spectator", "lobby")
 # Latency buckets (seconds) from a fraction of a millisecond, where a quiet server answers, to seconds.
 FAST_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 # Errors of the store that mean Redis could not be reached (rather than a refused write).
 _UNREACHABLE = (RedisConnectionError, RedisTimeoutError, ConnectionError, TimeoutError, OSError)
 
-T = TypeVar("T")
+# No `_created` series beside every counter and histogram: they double the page and nobody alerts on them.
+disable_created_metrics()
 
 
 class Metrics:
