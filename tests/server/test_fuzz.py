@@ -19,6 +19,7 @@ from typing import Any
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from leak_check import hidden_card_leaks
 from server_helpers import cards_in
 
 from server.app import WhistServer
@@ -181,49 +182,6 @@ def deal_records(server: WhistServer) -> dict[tuple[str, int], dict[str, Any]]:
     return records
 
 
-def check_no_hidden_cards(client: WhistClient, records: dict[tuple[str, int], dict[str, Any]]) -> int:
-    """Every state and events frame of one client, against the record of the deal it belongs to: it
-    names only the recipient's own hand, the turn-up, played cards and exposed hands, until the client
-    has seen the deal end. Returns the number of frames checked."""
-    seat: int | None = None
-    ended: set[tuple[str, int]] = set()
-    checked = 0
-    for message in client.received:
-        if message["type"] == "state":
-            seat = message["you"]["seat"]
-            key = (message["room_id"], message["room"]["deal_number"])
-            if message["view"] is not None and message["view"]["phase"] == "end":
-                ended.add(key)
-        elif message["type"] == "events":
-            key = (message["room_id"], message["deal_number"])
-        else:
-            continue
-        if key in ended or key not in records:
-            continue
-        record = records[key]
-        hands = [set(hand.split()) for hand in record["hands"]]
-        actions = [action.split() for _, action in record["actions"]]
-        played = {words[1] for words in actions if words[0] == "play" and len(words) > 1}
-        discards = {words[1] for words in actions if words[0] == "discard" and len(words) > 1}
-        known = played | ({record["turn_up"]} if record.get("turn_up") else set())
-        if seat is not None:
-            known |= hands[seat]
-        for event in message.get("events", []):
-            if event["type"] == "exposed":
-                assert set(event["cards"]) <= hands[event["seat"]] - discards
-                known |= set(event["cards"])
-        view = message.get("view") or {}
-        for exposed_seat, cards in (view.get("exposed") or {}).items():
-            assert set(cards) <= hands[int(exposed_seat)] - discards
-            known |= set(cards)
-        leaked = cards_in(message) - known
-        assert not leaked, f"seat {seat} was sent hidden cards {sorted(leaked)} in {message['type']}"
-        checked += 1
-        if any(event["type"] in ("end", "thrown_in") for event in message.get("events", [])):
-            ended.add(key)
-    return checked
-
-
 async def run_sequence(setup: tuple[str, bool], steps: list[tuple[int, bool, Any]], static: Path) -> None:
     # Bots never get to move (a long bot delay): every change comes from the five clients, one request at a
     # time, so "an error changed nothing" can compare the state right before and after it.
@@ -255,7 +213,12 @@ async def run_sequence(setup: tuple[str, bool], steps: list[tuple[int, bool, Any
                 assert await client.request("ping") == {}
         await asyncio.sleep(0)
         records = deal_records(server)
-        assert sum(check_no_hidden_cards(client, records) for client in clients) > 0
+        checked = 0
+        for client in clients:
+            frames, leaks = hidden_card_leaks(client.received, records)
+            assert not leaks, leaks
+            checked += frames
+        assert checked > 0
     finally:
         for client in clients:
             await client.close()
@@ -270,3 +233,30 @@ def test_random_requests_from_five_clients_change_nothing_on_error_and_leak_no_c
 ) -> None:
     with tempfile.TemporaryDirectory() as static:
         asyncio.run(run_sequence(setup, steps, Path(static)))
+
+
+def test_the_leak_check_finds_a_hidden_card_and_accepts_public_ones() -> None:
+    record = {"hands": ["AS KS", "AH KH", "AD KD", "AC KC"], "turn_up": "KC",
+              "actions": [[0, "pass"], [1, "play AH"]]}
+    records = {("r", 0): record}
+
+    def state(cards: list[str], seat: int | None = 0, phase: str = "play") -> dict[str, Any]:
+        return {"type": "state", "room_id": "r", "you": {"seat": seat}, "room": {"deal_number": 0},
+                "view": {"phase": phase, "hand": cards, "exposed": {}}}
+
+    # Own hand, a played card and the turn-up are fine; another seat's hidden card is not.
+    assert hidden_card_leaks([state(["AS", "KS", "AH", "KC"])], records) == (1, [])
+    assert hidden_card_leaks([state(["AS", "AD"])], records) == (1, ["('r', 0): seat 0 was sent AD in a "
+                                                                     "state frame"])
+    assert hidden_card_leaks([state(["AS"], seat=None)], records)[1] == [
+        "('r', 0): seat None was sent AS in a state frame"]
+    # An exposed hand is public from then on; a card exposed from the wrong hand is a leak.
+    exposed = {"type": "events", "room_id": "r", "deal_number": 0,
+               "events": [{"type": "exposed", "seat": 2, "cards": ["AD", "KD"]}]}
+    assert hidden_card_leaks([state(["AS"]), exposed, state(["AS", "KD"])], records) == (3, [])
+    wrong = {**exposed, "events": [{"type": "exposed", "seat": 2, "cards": ["AC"]}]}
+    assert len(hidden_card_leaks([wrong], records)[1]) == 2
+    # Once the deal has ended everything may be shown; frames of other rooms or deals are not judged.
+    ended = state(["AS", "KS", "AH", "KH", "AD", "KD", "AC", "KC"], phase="end")
+    assert hidden_card_leaks([ended, state(["AC"])], records) == (0, [])
+    assert hidden_card_leaks([{**state(["AC"]), "room_id": "other"}], records) == (0, [])

@@ -1,0 +1,164 @@
+"""Leak proof: play many complete random deals on a live server and count hidden cards revealed.
+
+Each table is a room of one ruleset (they take turns: solo-whist, couleur, belge-club) with random house
+rules: two seated clients that play random legal actions (seat 0 in JSON text frames, seat 2 in msgpack
+binary frames), server-side bots on seats 1 and 3 (random and heuristic bots take turns), and a
+spectator. Every frame each client receives is kept and checked against the deal records of the room's
+live session (tests/server/leak_check.py): a frame may name only the recipient's own hand, the turn-up,
+played cards and exposed hands, until the deal has ended. The count of hidden cards revealed must be 0.
+
+    .venv/bin/python bench/leak_proof.py --deals 10000 --tables 8
+
+Deals are counted when played to the end (thrown-in deals are checked too, and reported, but do not
+count). Bot delay 0; the in-memory store; everything on the loopback interface.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "server"))
+
+from leak_check import DealKey, hidden_card_leaks  # noqa: E402
+
+from server.app import WhistServer  # noqa: E402
+from server.bots import get_bot  # noqa: E402
+from server.client import WhistClient  # noqa: E402
+from server.limits import Limits  # noqa: E402
+from server.rules import get_ruleset  # noqa: E402
+from server.store import MemoryStore  # noqa: E402
+
+RULESETS = ("solo-whist", "couleur", "belge-club")
+BOTS = ("random", "heuristic")
+PLAYER = get_bot("random")
+
+
+class Tally:
+    """What the tables found, all together."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.played = 0
+        self.thrown_in = 0
+        self.frames = 0
+        self.checked = 0
+        self.leaks: list[str] = []
+        self.rooms = 0
+        self.by_ruleset = dict.fromkeys(RULESETS, 0)
+
+    def enough(self) -> bool:
+        """Whether the target of played deals is reached."""
+        return self.played >= self.target
+
+
+def random_house_rules(rng: random.Random, ruleset: str) -> dict[str, Any]:
+    """A random valid choice for every house rule of the ruleset."""
+    rules: dict[str, Any] = {}
+    for rule in get_ruleset(ruleset).house_rules.values():
+        if rule.choices:
+            rules[rule.name] = rng.choice(rule.choices)
+        elif isinstance(rule.default, bool):
+            rules[rule.name] = rng.random() < 0.5
+    return rules
+
+
+async def play_room(server: WhistServer, url: str, number: int, deals: int, tally: Tally) -> None:
+    """One room: a session of `deals` deals with two seated clients, two bots and a spectator."""
+    rng = random.Random(number)
+    ruleset = RULESETS[number % len(RULESETS)]
+    host = await WhistClient.connect(url, name="North")
+    other = await WhistClient.connect(url, name="South", binary=True)
+    watcher = await WhistClient.connect(url, name="Watcher", binary=number % 2 == 0)
+    clients = (host, other, watcher)
+    room_id = ""
+    try:
+        room_id = (await host.create_room(ruleset, seat=0, listed=False, session={"deals": deals},
+                                          house_rules=random_house_rules(rng, ruleset),
+                                          bot=BOTS[number % len(BOTS)]))["room_id"]
+        await other.join(room_id, 2)
+        await watcher.watch(room_id)
+        await host.start()
+        await asyncio.gather(host.play_until_session_over(PLAYER, 3600),
+                             other.play_until_session_over(PLAYER, 3600),
+                             watcher.wait_for(lambda c: c.room is not None and c.room["session_over"], 3600))
+        session = server.manager.rooms[room_id].session
+        assert session is not None
+        records: dict[DealKey, dict[str, Any]] = {
+            (room_id, index): entry["record"] for index, entry in enumerate(session.history)}
+        for client in clients:
+            checked, leaks = hidden_card_leaks(client.received, records)
+            tally.frames += len(client.received)
+            tally.checked += checked
+            tally.leaks.extend(leaks)
+        thrown = sum(entry["result"]["status"] == "thrown_in" for entry in session.history)
+        tally.thrown_in += thrown
+        tally.played += len(session.history) - thrown
+        tally.by_ruleset[ruleset] += len(session.history) - thrown
+        tally.rooms += 1
+    finally:
+        for client in clients:
+            await client.close()
+        room = server.manager.rooms.get(room_id)
+        if room is not None:  # the room is over: let the server drop it from memory
+            server.manager.forget_if_idle(room)
+
+
+async def table(server: WhistServer, url: str, first: int, step: int, deals: int, tally: Tally) -> None:
+    """Rooms one after another until the target is reached."""
+    number = first
+    while not tally.enough():
+        await play_room(server, url, number, deals, tally)
+        number += step
+        if tally.rooms % 20 == 0:
+            print(f"  {tally.played} deals played, {len(tally.leaks)} hidden cards revealed", flush=True)
+
+
+async def run(args: argparse.Namespace) -> Tally:
+    """Start the server, play, stop."""
+    tally = Tally(args.deals)
+    with tempfile.TemporaryDirectory() as static:
+        limits = Limits(rate=100_000.0, burst=100_000.0, connections_per_address=0,
+                        rooms_per_address_per_hour=0, idle_seconds=None)
+        server = WhistServer(MemoryStore(), bot_delay=0.0, static_dir=Path(static), limits=limits)
+        host, port = await server.start("127.0.0.1", 0)
+        url = f"ws://{host}:{port}/ws"
+        try:
+            await asyncio.gather(*(table(server, url, first, args.tables, args.deals_per_room, tally)
+                                   for first in range(args.tables)))
+        finally:
+            await server.stop()
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the proof; exit status 1 if any hidden card was revealed."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=10_000, help="deals played to the end (default 10000)")
+    parser.add_argument("--tables", type=int, default=8, help="rooms playing at once (default 8)")
+    parser.add_argument("--deals-per-room", type=int, default=25, help="session length (default 25)")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    tally = asyncio.run(run(args))
+    seconds = time.monotonic() - started
+    per_ruleset = ", ".join(f"{name} {count}" for name, count in tally.by_ruleset.items())
+    print(f"deals played to the end: {tally.played} ({per_ruleset}); thrown in: {tally.thrown_in}; "
+          f"rooms: {tally.rooms}")
+    print(f"frames received: {tally.frames}; frames checked before their deal's end: {tally.checked}")
+    print(f"hidden cards revealed: {len(tally.leaks)}")
+    print(f"wall time: {seconds:.0f} s")
+    for leak in tally.leaks[:20]:
+        print("  " + leak)
+    return 1 if tally.leaks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
