@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import random
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import websockets.asyncio.client
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,7 +42,22 @@ from server.store import MemoryStore  # noqa: E402
 
 RULESETS = ("solo-whist", "couleur", "belge-club")
 BOTS = ("random", "heuristic")
-PLAYER = get_bot("random")
+RANDOM = get_bot("random")
+
+
+class Player:
+    """The seated clients' choice: a random legal action, but `pass` half the time in the auction (as
+    people do: otherwise almost every deal gets a contract and hardly any is thrown in)."""
+
+    def decide(self, view: dict[str, Any], seed: str, budget_ms: float = 20.0) -> str:
+        """An action for `view`."""
+        legal = view["legal"]
+        if "pass" in legal and random.Random(seed).random() < 0.5:
+            return "pass"
+        return str(RANDOM.decide(view, seed, budget_ms))
+
+
+PLAYER = Player()
 
 
 class Tally:
@@ -53,7 +71,20 @@ class Tally:
         self.checked = 0
         self.leaks: list[str] = []
         self.rooms = 0
+        self.failures: list[str] = []  # rooms that could not finish (their frames are checked all the same)
         self.by_ruleset = dict.fromkeys(RULESETS, 0)
+
+    def merge(self, other: Tally) -> None:
+        """Add another process's findings."""
+        self.played += other.played
+        self.thrown_in += other.thrown_in
+        self.frames += other.frames
+        self.checked += other.checked
+        self.leaks += other.leaks
+        self.rooms += other.rooms
+        self.failures += other.failures
+        for name, count in other.by_ruleset.items():
+            self.by_ruleset[name] += count
 
     def enough(self) -> bool:
         """Whether the target of played deals is reached."""
@@ -75,9 +106,9 @@ async def play_room(server: WhistServer, url: str, number: int, deals: int, tall
     """One room: a session of `deals` deals with two seated clients, two bots and a spectator."""
     rng = random.Random(number)
     ruleset = RULESETS[number % len(RULESETS)]
-    host = await WhistClient.connect(url, name="North")
-    other = await WhistClient.connect(url, name="South", binary=True)
-    watcher = await WhistClient.connect(url, name="Watcher", binary=number % 2 == 0)
+    host = await connect(url, "North", False)
+    other = await connect(url, "South", True)
+    watcher = await connect(url, "Watcher", number % 2 == 0)
     clients = (host, other, watcher)
     room_id = ""
     try:
@@ -87,18 +118,26 @@ async def play_room(server: WhistServer, url: str, number: int, deals: int, tall
         await other.join(room_id, 2)
         await watcher.watch(room_id)
         await host.start()
-        await asyncio.gather(host.play_until_session_over(PLAYER, 3600),
-                             other.play_until_session_over(PLAYER, 3600),
-                             watcher.wait_for(lambda c: c.room is not None and c.room["session_over"], 3600))
+        try:
+            async with asyncio.TaskGroup() as group:  # one failing cancels the others
+                group.create_task(host.play_until_session_over(PLAYER, 3600))
+                group.create_task(other.play_until_session_over(PLAYER, 3600))
+                group.create_task(watcher.wait_for(lambda c: c.room is not None and c.room["session_over"],
+                                                   3600))
+        except Exception as failure:
+            tally.failures.append(f"room {number} ({ruleset}): {failure!r}")
         session = server.manager.rooms[room_id].session
         assert session is not None
         records: dict[DealKey, dict[str, Any]] = {
             (room_id, index): entry["record"] for index, entry in enumerate(session.history)}
+        if not session.deal.finished:  # a room that failed: its deal in progress is checked too
+            records[room_id, len(session.history)] = session.deal.to_record()
         for client in clients:
             checked, leaks = hidden_card_leaks(client.received, records)
             tally.frames += len(client.received)
             tally.checked += checked
             tally.leaks.extend(leaks)
+        # A room that failed counts its finished deals too: their frames were checked like the others.
         thrown = sum(entry["result"]["status"] == "thrown_in" for entry in session.history)
         tally.thrown_in += thrown
         tally.played += len(session.history) - thrown
@@ -112,6 +151,15 @@ async def play_room(server: WhistServer, url: str, number: int, deals: int, tall
             server.manager.forget_if_idle(room)
 
 
+async def connect(url: str, name: str, binary: bool) -> WhistClient:
+    """A client without keepalive pings: on a starved machine (nice, other work) a late pong must not
+    close a connection in the middle of the proof."""
+    websocket = await websockets.asyncio.client.connect(url, max_size=8 * 1024 * 1024, ping_interval=None)
+    client = WhistClient(websocket, binary)
+    await client.request("hello", name=name)
+    return client
+
+
 async def table(server: WhistServer, url: str, first: int, step: int, deals: int, tally: Tally) -> None:
     """Rooms one after another until the target is reached."""
     number = first
@@ -122,21 +170,27 @@ async def table(server: WhistServer, url: str, first: int, step: int, deals: int
             print(f"  {tally.played} deals played, {len(tally.leaks)} hidden cards revealed", flush=True)
 
 
-async def run(args: argparse.Namespace) -> Tally:
-    """Start the server, play, stop."""
-    tally = Tally(args.deals)
+async def run(deals: int, tables: int, deals_per_room: int, part: int) -> Tally:
+    """Start a server, play `deals` deals on `tables` tables (room numbers of part `part`), stop."""
+    tally = Tally(deals)
     with tempfile.TemporaryDirectory() as static:
         limits = Limits(rate=100_000.0, burst=100_000.0, connections_per_address=0,
-                        rooms_per_address_per_hour=0, idle_seconds=None)
+                        rooms_per_address_per_hour=0, idle_seconds=None, ping_interval=None)
         server = WhistServer(MemoryStore(), bot_delay=0.0, static_dir=Path(static), limits=limits)
         host, port = await server.start("127.0.0.1", 0)
         url = f"ws://{host}:{port}/ws"
         try:
-            await asyncio.gather(*(table(server, url, first, args.tables, args.deals_per_room, tally)
-                                   for first in range(args.tables)))
+            # Room numbers seed each room's choices: every part numbers its rooms apart.
+            await asyncio.gather(*(table(server, url, part * 1_000_000 + first, tables, deals_per_room, tally)
+                                   for first in range(tables)))
         finally:
             await server.stop()
     return tally
+
+
+def run_part(deals: int, tables: int, deals_per_room: int, part: int) -> Tally:
+    """One process's share."""
+    return asyncio.run(run(deals, tables, deals_per_room, part))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,15 +199,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=10_000, help="deals played to the end (default 10000)")
     parser.add_argument("--tables", type=int, default=8, help="rooms playing at once (default 8)")
     parser.add_argument("--deals-per-room", type=int, default=25, help="session length (default 25)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="split the deals over this many processes, each with its own server (default 1)")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    tally = asyncio.run(run(args))
+    share = -(-args.deals // args.processes)
+    if args.processes == 1:
+        tally = run_part(share, args.tables, args.deals_per_room, 0)
+    else:
+        with concurrent.futures.ProcessPoolExecutor(args.processes) as pool:
+            parts = list(pool.map(run_part, [share] * args.processes, [args.tables] * args.processes,
+                                  [args.deals_per_room] * args.processes, range(args.processes)))
+        tally = Tally(args.deals)
+        for part in parts:
+            tally.merge(part)
     seconds = time.monotonic() - started
     per_ruleset = ", ".join(f"{name} {count}" for name, count in tally.by_ruleset.items())
     print(f"deals played to the end: {tally.played} ({per_ruleset}); thrown in: {tally.thrown_in}; "
           f"rooms: {tally.rooms}")
     print(f"frames received: {tally.frames}; frames checked before their deal's end: {tally.checked}")
     print(f"hidden cards revealed: {len(tally.leaks)}")
+    print(f"rooms that could not finish: {len(tally.failures)}")
+    for failure in tally.failures[:20]:
+        print("  " + failure)
     print(f"wall time: {seconds:.0f} s")
     for leak in tally.leaks[:20]:
         print("  " + leak)
