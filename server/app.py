@@ -150,6 +150,11 @@ class Connection:
             metrics = self.app.metrics
             metrics.request_seconds.observe(seconds)
             metrics.requests.labels(kind, outcome).inc()
+            if kind == "act" and outcome == "ok":
+                # A room pushes a change to everyone before the request is answered: for a human's
+                # action, the request's time is its action-to-push time. (Bots' actions: the room layer.)
+                metrics.count_action("human")
+                metrics.observe_action_to_push(seconds)
 
     async def _receive(self, frame: str | bytes) -> tuple[str, str]:
         """Answer one frame; returns the request's type ("invalid" if unreadable) and "ok" or "error"."""
@@ -169,8 +174,6 @@ class Connection:
             kind = request.type
             result = await self.app.dispatch(self, request)
             self.push(protocol.ok(request.id, result))
-            if kind == "act":
-                self.app.metrics.count_action("human")
             return kind, "ok"
         except ProtocolError as problem:
             answer_id = problem.request_id if problem.request_id is not None else request_id

@@ -103,6 +103,7 @@ async def test_requests_errors_actions_and_store_calls_are_counted(live: LiveSer
     assert moved("whist_errors_total", code="bad_msgpack") == 1
     assert moved("whist_errors_total", code="unknown_type") == 1
     assert moved("whist_actions_total", by="human") == 1
+    assert moved("whist_action_to_push_seconds_count") == 1
     assert moved("whist_request_seconds_count") == 6  # ping, two bad frames, create_room, start, act
     assert value(after, "whist_store_operation_seconds_count", operation="save") >= 3
     assert value(after, "whist_rooms", status="playing") == 1
