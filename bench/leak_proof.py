@@ -63,8 +63,9 @@ PLAYER = Player()
 class Tally:
     """What the tables found, all together."""
 
-    def __init__(self, target: int) -> None:
+    def __init__(self, target: int, stop_at: float = float("inf")) -> None:
         self.target = target
+        self.stop_at = stop_at  # time.time() after which no new room starts (a bounded run)
         self.played = 0
         self.thrown_in = 0
         self.frames = 0
@@ -87,8 +88,8 @@ class Tally:
             self.by_ruleset[name] += count
 
     def enough(self) -> bool:
-        """Whether the target of played deals is reached."""
-        return self.played >= self.target
+        """Whether the target of played deals is reached (or the time is up)."""
+        return self.played >= self.target or time.time() >= self.stop_at
 
 
 def random_house_rules(rng: random.Random, ruleset: str) -> dict[str, Any]:
@@ -102,7 +103,39 @@ def random_house_rules(rng: random.Random, ruleset: str) -> dict[str, Any]:
     return rules
 
 
-async def play_room(server: WhistServer, url: str, number: int, deals: int, tally: Tally) -> None:
+class StalledError(Exception):
+    """A room made no progress for too long: what it was waiting for."""
+
+
+async def watchdog(server: WhistServer, room_id: str, clients: tuple[WhistClient, ...],
+                   seconds: float) -> None:
+    """Raise `StalledError` (with the room's state) if no client receives a frame for `seconds`; return
+    once the session is over."""
+    seen, since = -1, time.monotonic()
+    while True:
+        await asyncio.sleep(0.5)
+        room = server.manager.rooms.get(room_id)
+        if room is None or room.over:
+            return
+        frames = sum(len(client.received) for client in clients)
+        if frames != seen:
+            seen, since = frames, time.monotonic()
+        elif time.monotonic() - since > seconds:
+            session = room.session
+            bots = server.manager.bots
+            last = [client.received[-1].get("type") if client.received else None for client in clients]
+            raise StalledError(
+                f"no frame for {seconds:g} s: status {room.status}, seats "
+                f"{[seat['kind'] for seat in room.seats]}, to act "
+                f"{sorted(session.deal.to_act()) if session else None}, phase "
+                f"{session.deal.phase if session else None}, ready {room.state.get('ready')}, bot task "
+                f"{'running' if room.bot_task and not room.bot_task.done() else 'none'}, bot slots free "
+                f"{bots.free}, humans busy {bots.humans_busy}, bots in line {len(bots._line)}; "
+                f"clients' last frames {last}")
+
+
+async def play_room(server: WhistServer, url: str, number: int, deals: int, tally: Tally,
+                    stall_seconds: float = 120.0) -> None:
     """One room: a session of `deals` deals with two seated clients, two bots and a spectator."""
     rng = random.Random(number)
     ruleset = RULESETS[number % len(RULESETS)]
@@ -124,6 +157,7 @@ async def play_room(server: WhistServer, url: str, number: int, deals: int, tall
                 group.create_task(other.play_until_session_over(PLAYER, 3600))
                 group.create_task(watcher.wait_for(lambda c: c.room is not None and c.room["session_over"],
                                                    3600))
+                group.create_task(watchdog(server, room_id, clients, stall_seconds))
         except Exception as failure:
             tally.failures.append(f"room {number} ({ruleset}): {failure!r}")
         session = server.manager.rooms[room_id].session
@@ -167,12 +201,13 @@ async def table(server: WhistServer, url: str, first: int, step: int, deals: int
         await play_room(server, url, number, deals, tally)
         number += step
         if tally.rooms % 20 == 0:
-            print(f"  {tally.played} deals played, {len(tally.leaks)} hidden cards revealed", flush=True)
+            print(f"  {tally.played} deals played, {len(tally.leaks)} hidden cards revealed, "
+                  f"{len(tally.failures)} rooms failed", flush=True)
 
 
-async def run(deals: int, tables: int, deals_per_room: int, part: int) -> Tally:
+async def run(deals: int, tables: int, deals_per_room: int, part: int, stop_at: float) -> Tally:
     """Start a server, play `deals` deals on `tables` tables (room numbers of part `part`), stop."""
-    tally = Tally(deals)
+    tally = Tally(deals, stop_at)
     with tempfile.TemporaryDirectory() as static:
         limits = Limits(rate=100_000.0, burst=100_000.0, connections_per_address=0,
                         rooms_per_address_per_hour=0, idle_seconds=None, ping_interval=None)
@@ -188,9 +223,9 @@ async def run(deals: int, tables: int, deals_per_room: int, part: int) -> Tally:
     return tally
 
 
-def run_part(deals: int, tables: int, deals_per_room: int, part: int) -> Tally:
+def run_part(deals: int, tables: int, deals_per_room: int, part: int, stop_at: float) -> Tally:
     """One process's share."""
-    return asyncio.run(run(deals, tables, deals_per_room, part))
+    return asyncio.run(run(deals, tables, deals_per_room, part, stop_at))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,16 +236,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals-per-room", type=int, default=25, help="session length (default 25)")
     parser.add_argument("--processes", type=int, default=1,
                         help="split the deals over this many processes, each with its own server (default 1)")
+    parser.add_argument("--max-minutes", type=float, default=None,
+                        help="start no new room after this many minutes (the report says how far it got)")
     args = parser.parse_args(argv)
     started = time.monotonic()
+    stop_at = time.time() + 60 * args.max_minutes if args.max_minutes else float("inf")
     share = -(-args.deals // args.processes)
     if args.processes == 1:
-        tally = run_part(share, args.tables, args.deals_per_room, 0)
+        tally = run_part(share, args.tables, args.deals_per_room, 0, stop_at)
     else:
         with concurrent.futures.ProcessPoolExecutor(args.processes) as pool:
-            parts = list(pool.map(run_part, [share] * args.processes, [args.tables] * args.processes,
-                                  [args.deals_per_room] * args.processes, range(args.processes)))
-        tally = Tally(args.deals)
+            count = args.processes
+            parts = list(pool.map(run_part, [share] * count, [args.tables] * count,
+                                  [args.deals_per_room] * count, range(count), [stop_at] * count))
+        tally = Tally(args.deals, stop_at)
         for part in parts:
             tally.merge(part)
     seconds = time.monotonic() - started
