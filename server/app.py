@@ -18,6 +18,7 @@ from .bots import bot_names
 from .challenge import DailyChallenge
 from .http import DEFAULT_STATIC_DIR, make_process_request
 from .protocol import ProtocolError, RequestId
+from .replay_service import replay_answer
 from .rooms import Room, RoomManager
 from .rules import ruleset_names
 from .store import Store
@@ -252,6 +253,8 @@ class WhistServer:
                 return await self.daily.start(conn)
             case protocol.Leaderboard(day=day, limit=limit):
                 return await self.daily.ranking(conn, day, limit)
+            case protocol.Replay(record=record):
+                return replay_answer(record)
         raise ProtocolError("unknown_type", f"no handler for {request.type!r}")
 
     # ---------------------------------------------------------------- connections

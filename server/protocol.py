@@ -183,14 +183,22 @@ class Leaderboard(_Request):
     limit: Annotated[int, Field(ge=1, le=500, strict=True)] = 50
 
 
+class Replay(_Request):
+    """The replay viewer's frames of a deal record (stateless: any connection, no room needed)."""
+
+    type: Literal["replay"]
+    record: dict[str, Any]
+
+
 Request = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard,
+    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard | Replay,
     Field(discriminator="type"),
 ]
 REQUEST_TYPES = frozenset((
     "hello", "ping", "list_rooms", "create_room", "join", "resume", "watch", "leave", "add_bot",
     "remove_bot", "start", "act", "ready", "end_game", "get_records", "get_state", "daily", "leaderboard",
+    "replay",
 ))
 
 # ------------------------------------------------------------------------------------------- server messages
@@ -298,7 +306,8 @@ class Lobby(_Message):
 ServerMessage = Annotated[Ok | Error | State | Events | Lobby, Field(discriminator="type")]
 Message = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard | Ok | Error | State | Events | Lobby,
+    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard | Replay
+    | Ok | Error | State | Events | Lobby,
     Field(discriminator="type"),
 ]
 
