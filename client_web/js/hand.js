@@ -21,6 +21,7 @@ export function legalCards(view) {
 function whyNot(app, myTurn) {
   if (app.pendingAction) return t("play.sent");
   if (myTurn) return t("play.cannot");
+  if (app.view?.legal?.length) return t("play.callfirst");
   const waiting = (app.view?.to_act || []).map((s) => seatName(app, s));
   return waiting.length ? t("play.notturn", { name: waiting.join(", ") }) : t("play.notnow");
 }
@@ -30,6 +31,8 @@ export function handArea(app, { onRefused }) {
   if (!view || !view.hand || mySeat(app) === null) return null;
   const playable = legalCards(view);
   const myTurn = playable.size > 0;
+  // Dimmed only while someone else is to act (during your own call the cards rest as they are).
+  const othersTurn = !(view.legal || []).length;
   const cards = view.hand;
   const hinted = app.ui.hint?.version === app.room?.version ? app.ui.hint.action : null;
   let focusCard = app.ui.handFocus;
@@ -37,8 +40,8 @@ export function handArea(app, { onRefused }) {
     focusCard = myTurn ? cards.find((c) => playable.has(c)) : cards[0];
   }
   const el = h("section", {
-    class: `hand ${myTurn ? "my-turn" : "not-my-turn"} ${view.phase === "discard" ? "discarding" : ""}`,
-    "aria-label": myTurn ? t("table.hand") : `${t("table.hand")} — ${whyNot(app, false)}`, role: "group",
+    class: `hand ${myTurn ? "my-turn" : ""} ${othersTurn ? "not-my-turn" : ""} ${view.phase === "discard" ? "discarding" : ""}`,
+    "aria-label": othersTurn && view.phase !== "end" ? `${t("table.hand")} — ${whyNot(app, false)}` : t("table.hand"), role: "group",
   });
   const buttons = cards.map((card) => {
     const legal = playable.has(card);

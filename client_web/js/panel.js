@@ -52,7 +52,13 @@ export function actionPanel(app, { toast }) {
   }
   if (!body) return panel;
   panel.append(body);
-  if (legal.length && view.phase !== "end") panel.append(hintRow(app));
+  if (legal.length && view.phase !== "end") {
+    // In the calling panel the hint shares the last line of calls, so that the panel stays low.
+    const row = hintRow(app);
+    const calls = body.querySelector?.(".call-list.common");
+    if (row && calls) calls.append(row);
+    else if (row) panel.append(row);
+  }
   return panel;
 }
 

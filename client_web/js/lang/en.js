@@ -255,6 +255,7 @@ export default {
   "play.sent": "Your move is on its way.",
   "play.notturn": "Not your turn: waiting for {name}.",
   "play.notnow": "No card can be played now.",
+  "play.callfirst": "Make your call below first.",
   "panel.label": "What you can do",
   "hint.button": "Hint",
   "hint.help": "What the bot would do in your seat, from your own cards only.",

@@ -266,6 +266,7 @@ export default {
   "play.sent": "Votre coup est en route.",
   "play.notturn": "Ce n'est pas à vous : on attend {name}.",
   "play.notnow": "Aucune carte ne peut être jouée maintenant.",
+  "play.callfirst": "Faites d'abord votre annonce ci-dessous.",
   "panel.label": "Ce que vous pouvez faire",
   "hint.button": "Conseil",
   "hint.help": "Ce que le robot ferait à votre place, d'après vos seules cartes.",

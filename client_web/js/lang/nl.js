@@ -266,6 +266,7 @@ export default {
   "play.sent": "Je zet is onderweg.",
   "play.notturn": "Niet jouw beurt: wachten op {name}.",
   "play.notnow": "Er kan nu geen kaart gespeeld worden.",
+  "play.callfirst": "Doe eerst hieronder je bod.",
   "panel.label": "Wat je kunt doen",
   "hint.button": "Tip",
   "hint.help": "Wat de bot op jouw plaats zou doen, alleen met jouw kaarten.",
