@@ -82,6 +82,10 @@ def screenshot(page: Page, name: str) -> Path | None:
     return path
 
 
+#: A script that is true once no animation is running (cards have stopped moving).
+STILL = "() => document.getAnimations().every(a => a.playState !== 'running')"
+
+
 def rendered(page: Page) -> bool:
     """Whether the page shows the state it holds (the table drawn for the room's current version)."""
     result: bool = page.evaluate(
@@ -98,9 +102,11 @@ def hand_shows_legal_cards(page: Page) -> str | None:
         """() => {
           const a = window.whistApp, s = document.querySelector('.table-screen');
           if (!a || !a.view || !s || s.dataset.version !== String(a.room.version)) return 'not drawn yet';
-          const legal = new Set(a.view.legal.filter(x => /^(play|discard) /.test(x)).map(x => x.split(' ')[1]));
-          const raised = new Set([...document.querySelectorAll('.hand .card.playable')].map(e => e.dataset.card));
-          const dimmed = new Set([...document.querySelectorAll('.hand .card.dimmed')].map(e => e.dataset.card));
+          const legal = new Set(a.view.legal.filter(x => /^(play|discard) /.test(x))
+            .map(x => x.split(' ')[1]));
+          const cardsOf = s => new Set([...document.querySelectorAll(s)].map(e => e.dataset.card));
+          const raised = cardsOf('.hand .card.playable');
+          const dimmed = cardsOf('.hand .card.dimmed');
           const same = (x, y) => x.size === y.size && [...x].every(v => y.has(v));
           const rest = new Set(a.view.hand.filter(c => !legal.has(c)));
           if (!same(raised, legal)) return `raised ${[...raised]} but legal ${[...legal]}`;
@@ -316,7 +322,7 @@ def covered_by_anything(page: Page, selector: str) -> list[str]:
     Only elements on screen are checked, once cards have stopped moving. The sticky dock of a phone
     (your hand and panel, which the table scrolls under) is a layer of the page, not a pop-up.
     """
-    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')", timeout=10000)
+    page.wait_for_function(STILL, timeout=10000)
     covered: list[str] = page.evaluate(
         """s => {
           const out = [];
@@ -327,8 +333,10 @@ def covered_by_anything(page: Page, selector: str) -> list[str]:
             if (y < 47 || y > innerHeight) continue;
             const hit = document.elementFromPoint(x, y);
             if (hit && hit.closest('.dock') && !el.closest('.dock')) continue;
-            if (!hit || !(el.contains(hit) || hit.contains(el) || hit.closest('.card') === el.closest('.card') && el.closest('.card'))) {
-              out.push((el.dataset.action || el.textContent || el.className).slice(0, 30) + ' under ' + (hit ? hit.className : 'nothing'));
+            const sameCard = el.closest('.card') && hit && hit.closest('.card') === el.closest('.card');
+            if (!hit || !(el.contains(hit) || hit.contains(el) || sameCard)) {
+              const what = (el.dataset.action || el.textContent || el.className).slice(0, 30);
+              out.push(what + ' under ' + (hit ? hit.className : 'nothing'));
             }
           }
           return out;

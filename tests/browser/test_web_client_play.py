@@ -86,7 +86,8 @@ def test_a_person_plays_a_whole_couleur_deal_against_three_bots_by_clicking(
         if view["phase"] == "auction":
             page.wait_for_selector(".calls-panel")
             # The hand and the everyday calls are on screen without scrolling, on a phone too.
-            wait_until(lambda: outside_viewport(page, ".hand .card, .calls-panel .call-list.common button") == [],
+            in_reach = ".hand .card, .calls-panel .call-list.common button"
+            wait_until(lambda: outside_viewport(page, in_reach) == [],
                        timeout=10, message="the hand and the everyday calls on screen")
         if view["phase"] == "auction" and "calling" not in shots:
             screenshot(page, "calling-panel")
@@ -94,7 +95,8 @@ def test_a_person_plays_a_whole_couleur_deal_against_three_bots_by_clicking(
         if view["phase"] == "play":
             check_hand_matches_legal(page)
             # No announcement, no pop-up covers a seat's name, a card's index or the panel.
-            assert covered_by_anything(page, ".board .seat .name, .hand .card .idx, .action-panel button") == []
+            uncovered = ".board .seat .name, .hand .card .idx, .action-panel button"
+            assert covered_by_anything(page, uncovered) == []
             assert overlapping_indices(page) == []
             assert covered_card_centres(page) == []
             assert outside_viewport(page, ".hand .card") == []
@@ -140,7 +142,8 @@ def focus_clipped(page: Page) -> float:
           let limit = 0;
           for (let p = el.parentElement; p; p = p.parentElement) {
             const style = getComputedStyle(p);
-            if (/(auto|scroll|hidden|clip)/.test(style.overflowY + style.overflowX)) limit = Math.max(limit, p.getBoundingClientRect().top);
+            const clips = /(auto|scroll|hidden|clip)/.test(style.overflowY + style.overflowX);
+            if (clips) limit = Math.max(limit, p.getBoundingClientRect().top);
           }
           return Math.max(0, limit - top);
         }"""
