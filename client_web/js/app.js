@@ -502,6 +502,7 @@ function renderTopBar() {
   document.getElementById("brand").setAttribute("aria-label", t("lobby.back"));
   const settingsButton = document.getElementById("settings-btn");
   settingsButton.querySelector(".settings-word").textContent = t("settings.title");
+  settingsButton.setAttribute("aria-label", t("settings.title"));
   const panel = document.getElementById("settings");
   settingsButton.setAttribute("aria-expanded", String(!panel.hidden));
   if (!panel.hidden) renderSettings(panel);

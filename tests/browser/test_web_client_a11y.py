@@ -74,11 +74,13 @@ def test_cards_seats_and_the_trick_have_names_and_plays_are_read_out(
 
     def in_play_with_a_trick() -> bool:
         view = player.view()
-        if view and player.my_turn() and view["phase"] != "play":
-            player.act_by_clicking()
         if view and view["phase"] == "end":
             player.next_deal()
-        return bool(view and view["phase"] == "play" and view["trick"] and view["trick"]["cards"])
+            return False
+        on_table = bool(view and view["phase"] == "play" and view["trick"] and view["trick"]["cards"])
+        if view and player.my_turn() and not on_table:
+            player.act_by_clicking()
+        return on_table
 
     wait_until(in_play_with_a_trick, timeout=90, message="a card on the table")
     wait_until(lambda: rendered(page), message="the table drawn")

@@ -60,7 +60,7 @@ def test_a_pasted_record_is_stepped_card_by_card_with_every_hand_shown(
     seat, action = record["actions"][first_play]
     card = action.split()[1]
     assert card not in shown_hands(page)[seat]
-    assert page.locator(f".replay-board .trick [data-card='{card}']").count() == 1
+    assert page.locator(f".replay-board .trick .card[data-card='{card}']").count() == 1
     assert "plays" in page.inner_text("#replay-step")
     # Back one step: the card is in its hand again. The arrow keys step too.
     page.click("[data-key=replay-back]")
