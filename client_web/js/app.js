@@ -353,7 +353,8 @@ function noteTrickCompletion(before, after) {
     const trick = after.tricks[done - 1];
     app.ui.flashTrick = { trick, until: performance.now() + 1100, count: done };
     // Near the end of its moment on the table the trick slides to its winner, then the table is redrawn.
-    setTimeout(() => sweepTrick(trick.winner).then(() => setTimeout(render, 0)), 800);
+    setTimeout(() => sweepTrick(trick), 800);
+    setTimeout(render, 1150);
   }
 }
 

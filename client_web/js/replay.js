@@ -122,12 +122,12 @@ function controls(app, replay, index) {
     onclick: target,
   }, text);
   return h("div", { class: "replay-controls", role: "group", "aria-label": t("replay.controls") },
-    button("first", t("replay.first"), "⏮", () => go(0), index === 0),
-    button("prevtrick", t("replay.prevtrick"), "⏪", () => nextTrick(-1), index === 0),
+    button("first", t("replay.first"), "|◀", () => go(0), index === 0),
+    button("prevtrick", t("replay.prevtrick"), "◀◀", () => nextTrick(-1), index === 0),
     button("back", t("replay.back"), "◀", () => go(index - 1), index === 0),
     button("forward", t("replay.forward"), "▶", () => go(index + 1), index === last),
-    button("nexttrick", t("replay.nexttrick"), "⏩", () => nextTrick(1), index === last),
-    button("last", t("replay.last"), "⏭", () => go(last), index === last),
+    button("nexttrick", t("replay.nexttrick"), "▶▶", () => nextTrick(1), index === last),
+    button("last", t("replay.last"), "▶|", () => go(last), index === last),
     h("input", {
       type: "range", min: 0, max: last, value: index, class: "replay-range", "aria-label": t("replay.position"),
       dataset: { key: "replay-range" }, oninput: (event) => go(Number(event.target.value)),

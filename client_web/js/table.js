@@ -192,9 +192,12 @@ function animateChanges(app, root, fromSeats, fromHand, hand) {
 }
 
 /** At the end of the moment a completed trick stays on the table, its cards go to the winner. */
-export function sweepTrick(winner) {
+export function sweepTrick(trick) {
+  const wanted = new Set(trick.cards.map(([, card]) => card));
   const cards = [...document.querySelectorAll(".trick .trick-card")];
-  const target = document.querySelector(`.board .seat[data-seat="${winner}"]`);
+  // Only the completed trick goes: once the winner has led again, the new trick stays where it is.
+  if (cards.length !== wanted.size || !cards.every((el) => wanted.has(el.dataset.card))) return Promise.resolve();
+  const target = document.querySelector(`.board .seat[data-seat="${trick.winner}"]`);
   return sweepTo(cards, target?.getBoundingClientRect());
 }
 

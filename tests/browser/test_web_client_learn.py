@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import new_context, wait_until
+from browser_helpers import new_context, screenshot, wait_until
 from playwright.sync_api import Browser
 from test_web_client_prompts import acted, hands_with, show
 
@@ -124,6 +124,7 @@ def test_every_badge_explains_itself_by_tooltip_long_press_and_the_legend(
     for text in ("the dealer", "declarer", "Tricks this player", "Cards this player", "count double"):
         assert text in legend
     assert page.locator("#help .howto-list li").count() >= 4
+    screenshot(page, "help-legend")
     page.keyboard.press("Escape")
     page.wait_for_selector("#help", state="detached")
     context.close()

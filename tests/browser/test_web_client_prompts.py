@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import cards_on, covered_by_anything, new_context, outside_viewport, wait_until
+from browser_helpers import (
+    cards_on,
+    covered_by_anything,
+    new_context,
+    outside_viewport,
+    screenshot,
+    wait_until,
+)
 from playwright.sync_api import Browser, Page
 
 from server.rules import Deal
@@ -223,6 +230,7 @@ def test_the_longest_everyday_calling_panel_fits_on_screen_with_the_hand(
     rare = page.eval_on_selector_all("#rare-calls button.call", "els => els.map(e => e.dataset.action)")
     assert rare and all(action.startswith(RARE_PREFIXES) for action in rare)
     assert outside_viewport(page, "#rare-sheet") == []  # the sheet itself fits the screen and scrolls inside
+    screenshot(page, "rare-calls-sheet")
     page.click(f'button[data-action="{rare[-1]}"]')
     assert acted(page) == ["solo 7 H", rare[-1]]
     context.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Player, new_context, wait_until
+from browser_helpers import Player, new_context, screenshot, wait_until
 from playwright.sync_api import Browser, Page
 
 from server.rules import replay
@@ -62,6 +62,7 @@ def test_a_pasted_record_is_stepped_card_by_card_with_every_hand_shown(
     assert card not in shown_hands(page)[seat]
     assert page.locator(f".replay-board .trick .card[data-card='{card}']").count() == 1
     assert "plays" in page.inner_text("#replay-step")
+    screenshot(page, "replay")
     # Back one step: the card is in its hand again. The arrow keys step too.
     page.click("[data-key=replay-back]")
     wait_until(lambda: step_index(page) == first_play, message="one step back")
