@@ -34,7 +34,7 @@ export function setLang(code) {
   if (!STRINGS[code]) return;
   current = code;
   try { localStorage.setItem(STORAGE_KEY, code); } catch { /* private mode: keep it for this page */ }
-  document.documentElement.lang = code;
+  // The page's `lang` changes with its text, at the next render (app.js), never before it.
 }
 
 /** Each language's name in itself, for the language menu. */

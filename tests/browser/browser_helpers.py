@@ -206,7 +206,8 @@ class Player:
         button.first.click()
         return choice
 
-    def wait_for_summary(self, timeout: float = 180.0, prefer: Callable[[list[str]], str | None] | None = None,
+    def wait_for_summary(self, timeout: float = 180.0,
+                         prefer: Callable[[list[str]], str | None] | None = None,
                          each_turn: Callable[[], None] | None = None) -> dict[str, Any]:
         """Act by clicking whenever it is our turn until the deal ends; returns the final view."""
         deadline = time.monotonic() + timeout

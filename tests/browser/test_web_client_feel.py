@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import STILL, Player, new_context, rendered, wait_until
+from browser_helpers import SIZES, STILL, Player, new_context, outside_viewport, rendered, wait_until
 from playwright.sync_api import Browser, Page
 from test_web_client_learn import play_view
 from test_web_client_prompts import acted, hands_with, show
@@ -84,8 +84,9 @@ def test_cards_move_for_a_moment_and_nothing_moves_forever(
     context.close()
 
 
-def test_nothing_moves_under_reduced_motion(browser: Browser, server_url: str) -> None:
-    context = browser.new_context(viewport={"width": 360, "height": 740}, reduced_motion="reduce")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_nothing_moves_under_reduced_motion(browser: Browser, server_url: str, size: str) -> None:
+    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce")
     page = context.new_page()
     page.add_init_script(COUNT_ANIMATIONS)
     player = Player(page)
@@ -99,8 +100,9 @@ def test_nothing_moves_under_reduced_motion(browser: Browser, server_url: str) -
     context.close()
 
 
-def test_sounds_are_off_by_default_and_can_be_turned_on(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "desktop")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_sounds_are_off_by_default_and_can_be_turned_on(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     player = Player(page)
     page.goto(server_url)
@@ -121,8 +123,11 @@ def test_sounds_are_off_by_default_and_can_be_turned_on(browser: Browser, server
     context.close()
 
 
-def test_the_four_colour_deck_gives_each_suit_its_own_colour(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "phone")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_four_colour_deck_gives_each_suit_its_own_colour(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     view = Deal("couleur", hands_with({0: ["AS", "AH", "AD", "AC"]}), dealer=3).view(0)
     show(page, server_url, view, 0)
@@ -169,8 +174,9 @@ def test_the_hand_is_dimmed_when_it_is_not_your_turn_and_a_tap_says_why(
     context.close()
 
 
-def test_the_bots_level_is_chosen_with_a_word_on_each(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "desktop")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_bots_level_is_chosen_with_a_word_on_each(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     player = Player(page)
     page.goto(server_url)
@@ -188,14 +194,15 @@ def test_the_bots_level_is_chosen_with_a_word_on_each(browser: Browser, server_u
     context.close()
 
 
-def test_play_now_has_its_own_ruleset_beside_it(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "phone")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_play_now_has_its_own_ruleset_beside_it(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     player = Player(page)
     page.goto(server_url)
     page.wait_for_selector("#quick-ruleset")
-    quick, select = page.locator("#quick-play").bounding_box(), page.locator("#quick-ruleset").bounding_box()
-    assert quick and select and quick["y"] + quick["height"] < 740 and select["y"] + select["height"] < 740
+    # Both on the first screen, without scrolling.
+    assert outside_viewport(page, "#quick-play, #quick-ruleset") == []
     page.select_option("#quick-ruleset", "solo-whist")
     page.fill("#player-name", "Quinn")
     page.click("#quick-play")
@@ -204,8 +211,11 @@ def test_play_now_has_its_own_ruleset_beside_it(browser: Browser, server_url: st
     context.close()
 
 
-def test_the_servers_legal_info_decides_tricks_rare_and_prompt(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "phone")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_servers_legal_info_decides_tricks_rare_and_prompt(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     view: dict[str, Any] = Deal("couleur", hands_with({}), dealer=3).view(0)
     info = []

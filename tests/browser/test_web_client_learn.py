@@ -77,14 +77,15 @@ def test_card_corners_follow_the_language_chosen_from_the_browser(
     context.close()
 
 
-def test_dutch_can_be_chosen_and_is_remembered(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "desktop", locale="en-US")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_dutch_can_be_chosen_and_is_remembered(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size, locale="en-US")
     page = context.new_page()
     page.goto(server_url)
     page.wait_for_selector("#create-room")
     page.select_option("#lang-select", "nl")
     page.wait_for_function("document.documentElement.lang === 'nl'")
-    assert page.inner_text("#create-room") == "Maken en aanschuiven"
+    page.wait_for_function("document.querySelector('#create-room').textContent === 'Maken en aanschuiven'")
     assert page.inner_text("#daily-title") == "Dagelijkse uitdaging"
     page.reload()
     page.wait_for_selector("#create-room")
@@ -177,8 +178,9 @@ def test_the_hint_highlights_what_the_bot_would_play(browser: Browser, server_ur
     context.close()
 
 
-def test_the_hint_says_why_when_the_server_refuses(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "phone")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_hint_says_why_when_the_server_refuses(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     show(page, server_url, play_view(), 0)
     page.evaluate(
@@ -190,8 +192,11 @@ def test_the_hint_says_why_when_the_server_refuses(browser: Browser, server_url:
     context.close()
 
 
-def test_there_is_no_hint_button_in_a_daily_challenge_room(browser: Browser, server_url: str) -> None:
-    context = new_context(browser, "phone")
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_there_is_no_hint_button_in_a_daily_challenge_room(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
     page = context.new_page()
     show(page, server_url, play_view(), 0)
     assert page.locator("[data-key=hint]").count() == 1

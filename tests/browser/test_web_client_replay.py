@@ -82,12 +82,14 @@ def test_a_pasted_record_is_stepped_card_by_card_with_every_hand_shown(
     context.close()
 
 
-def test_a_downloaded_file_lists_its_deals_and_a_bad_record_says_why(browser: Browser, server_url: str,
-                                                                    tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_downloaded_file_lists_its_deals_and_a_bad_record_says_why(
+    browser: Browser, server_url: str, tmp_path: Path, size: str
+) -> None:
     records = [load("couleur/emballage_made.json"), load("couleur/grand_chelem.json")]
     path = tmp_path / "whist-records.json"
     path.write_text(json.dumps(records), encoding="utf-8")
-    context = new_context(browser, "phone")
+    context = new_context(browser, size)
     page = context.new_page()
     page.goto(server_url)
     page.click("#replay-open")

@@ -257,7 +257,7 @@ def test_the_language_follows_the_browser_and_can_be_switched(browser: Browser, 
     assert any("Désactivé" in text for text in helps)
     page.select_option("#lang-select", "en")
     page.wait_for_function("document.documentElement.lang === 'en'")
-    assert page.inner_text("#create-room") == "Create and sit down"
+    page.wait_for_function("document.querySelector('#create-room').textContent === 'Create and sit down'")
     page.reload()
     page.wait_for_selector("#create-room")
     assert page.inner_text("#create-room") == "Create and sit down"  # the choice is remembered
