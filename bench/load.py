@@ -10,6 +10,10 @@ of concurrent connections) as the floor, so the server's cost reads as a ratio t
 
 With `--runs N` every table count is measured N times (interleaved) and the medians are reported.
 
+`--human` switches to the human-paced mode through the load balancer (see bench/load_human.py):
+
+    .venv/bin/python bench/load.py --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
+
 Everything stays on the loopback interface; loops are bounded by time and by deal counts; the Redis
 keys live under a unique prefix that is deleted at the end.
 """
@@ -240,9 +244,6 @@ class _CountingPeer:
 
     def __init__(self) -> None:
         self.name = "bench"
-        self.room: Any = None
-        self.participant: str | None = None
-        self.token: str | None = None
         self.wants_events = False
         self.pushes = 0
 
@@ -251,24 +252,24 @@ class _CountingPeer:
 
 
 async def in_process_cost(store_url: str, rooms: int = 20, deals: int = 10) -> dict[str, Any]:
-    """Server work per action without any network client: bot-only rooms driven by `RoomManager` on
+    """Server work per action without any network client: bot-only rooms driven by `Tables` on
     the given store (each action validated, stored with its compare-and-set, and pushed to one
     watcher)."""
+    from server.live import Tables
     from server.protocol import CreateRoom
-    from server.rooms import RoomManager
     from server.store import open_store
 
     prefix = f"bench:{uuid.uuid4().hex}:"
     url = store_url if store_url.startswith("memory") else f"{store_url}?prefix={prefix}"
     store = open_store(url)
-    manager = RoomManager(store, bot_delay=0.0)
+    manager = Tables(store, bot_delay=0.0)
     started = time.perf_counter()
     for _ in range(rooms):
         peer = _CountingPeer()
         request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
                              session={"deals": deals}, bot="random")  # type: ignore[arg-type]
         await manager.create_room(peer, request)
-        await manager.start_game(peer)
+        await manager.start(peer)
     live = list(manager.rooms.values())
     while any(not room.over for room in live) and time.perf_counter() - started < 120:
         await asyncio.sleep(0.01)
@@ -431,10 +432,10 @@ NOTES = [
 ]
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace (or add) the `## Load (server)` section, leaving the other sections alone."""
+def write_section(path: Path, section: str, title: str = "## Load (server)") -> None:
+    """Replace (or add) the section called `title`, leaving the other sections alone."""
     text = path.read_text() if path.exists() else "# Benchmarks\n"
-    start = text.find("## Load (server)")
+    start = text.find(title)
     if start == -1:
         text = text.rstrip("\n") + "\n\n" + section
     else:
@@ -444,7 +445,11 @@ def write_section(path: Path, section: str) -> None:
 
 
 def main() -> int:
-    """Command line."""
+    """Command line (`--human`: the human-paced mode of bench/load_human.py)."""
+    if "--human" in sys.argv[1:]:
+        from load_human import main as human_main
+
+        return human_main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[10, 100, 500])
     parser.add_argument("--seconds", type=float, default=20.0, help="measured time per table count")

@@ -64,6 +64,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--daily-secret", default=None,
                         help="the daily challenge's server secret (default: env WHIST_DAILY_SECRET, else "
                         "one created once and kept in the store)")
+    parser.add_argument("--replica-id", default=None,
+                        help="this process's name among several on one store (shown by /health)")
     return parser.parse_args(argv)
 
 
@@ -74,7 +76,7 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     server = WhistServer(store, bot_delay=args.bot_delay, static_dir=args.static_dir,
                          limits=Limits(args.rate_limit, 2 * args.rate_limit),
                          compression=None if args.compression == "none" else args.compression,
-                         daily_secret=args.daily_secret)
+                         daily_secret=args.daily_secret, replica_id=args.replica_id)
     host, port = await server.start(args.host, args.port)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.

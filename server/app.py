@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
+import os
 import time
 from collections.abc import Awaitable
 from pathlib import Path
@@ -17,11 +19,12 @@ from . import protocol
 from .bots import bot_names
 from .challenge import DailyChallenge
 from .http import DEFAULT_STATIC_DIR, make_process_request
+from .live import Tables
 from .protocol import ProtocolError, RequestId
 from .replay_service import replay_answer
-from .rooms import Room, RoomManager
 from .rules import ruleset_names
 from .store import Store
+from .table import TableError, errors
 
 log = logging.getLogger("whist.app")
 
@@ -41,6 +44,31 @@ NEW_ROOM_WINDOW = 60.0
 ABUSE_CODES = frozenset(
     ("bad_json", "bad_msgpack", "unknown_type", "invalid_message", "frame_too_large", "rate_limited")
 )
+# The wire code of each table error (the table core knows no wire codes: they are mapped here).
+ERROR_CODES: dict[type[TableError], str] = {
+    errors.UnknownRuleset: "unknown_ruleset", errors.BadHouseRules: "bad_house_rules",
+    errors.UnknownBot: "unknown_bot", errors.NoSuchRoom: "no_such_room", errors.NotInRoom: "not_in_room",
+    errors.SessionOver: "session_over", errors.NotStarted: "not_started",
+    errors.AlreadyStarted: "already_started", errors.AlreadySeated: "already_seated",
+    errors.RoomFull: "room_full", errors.SeatTaken: "seat_taken", errors.BadToken: "bad_token",
+    errors.NotHost: "not_host", errors.NotABot: "not_a_bot", errors.DailyRoom: "daily_room",
+    errors.SpectatorCannotAct: "spectator_cannot_act", errors.NotYourSeat: "not_your_seat",
+    errors.NotSeated: "not_seated", errors.NotYourTurn: "not_your_turn",
+    errors.IllegalAction: "illegal_action", errors.MalformedAction: "malformed_action",
+    errors.DealInProgress: "deal_in_progress", errors.HintsOff: "hints_off", errors.Conflict: "conflict",
+    errors.StoreUnavailable: "store_unavailable",
+}
+
+
+def wire_error(problem: TableError) -> ProtocolError:
+    """A table error as the protocol's error (its stable code and message)."""
+    return ProtocolError(ERROR_CODES.get(type(problem), "internal_error"), problem.message)
+
+
+@functools.cache
+def ruleset_info() -> dict[str, Any]:
+    """The rulesets' titles and house rules (they never change while the process runs)."""
+    return protocol.ruleset_info()
 
 
 class Limits:
@@ -59,9 +87,6 @@ class Connection:
         self.app = app
         self.name = "Player"
         self.wants_events = True
-        self.room: Room | None = None
-        self.participant: str | None = None
-        self.token: str | None = None
         self.binary = False
         self.tokens = app.limits.burst
         self.refilled = time.monotonic()
@@ -145,7 +170,8 @@ class Connection:
             if not self._take_token():
                 limits = self.app.limits
                 raise ProtocolError("rate_limited", f"too many messages: at most {limits.rate:g} per second "
-                                    f"(bursts of {limits.burst:g}); this one was ignored")
+                                    f"(bursts of {limits.burst:g}); this one was ignored",
+                                    protocol.peek_request_id(frame))
             data = protocol.decode_frame(frame)
             raw_id = data.get("id")
             if isinstance(raw_id, int | str) and not isinstance(raw_id, bool):
@@ -183,13 +209,16 @@ class WhistServer:
         limits: Limits | None = None,
         compression: str | None = None,
         daily_secret: str | None = None,
+        replica_id: str | None = None,
     ) -> None:
         self.store = store
+        self.replica_id = replica_id  # which process this is among several on one store (/health)
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
-        self.manager = RoomManager(store, bot_delay)
-        self.daily = DailyChallenge(self.manager, store, daily_secret)  # None: env var, else the store's
+        self.tables = Tables(store, bot_delay)
+        self.daily = DailyChallenge(self.tables, store, daily_secret)  # None: env var, else the store's
+        self.tables.listen(self.daily)
         self.static_dir = static_dir
         self.limits = limits or Limits()
         self.connections: set[Connection] = set()
@@ -197,6 +226,7 @@ class WhistServer:
         self.tasks: set[asyncio.Task[Any]] = set()
         # How long the last requests took inside the server (frame read -> answer queued), for /health.
         self.request_seconds: collections.deque[float] = collections.deque(maxlen=5000)
+
     def spawn(self, coroutine: Awaitable[Any]) -> None:
         """Run a background task, keeping a reference until it ends."""
         task: asyncio.Task[Any] = asyncio.ensure_future(coroutine)
@@ -204,50 +234,56 @@ class WhistServer:
         task.add_done_callback(self.tasks.discard)
 
     async def dispatch(self, conn: Connection, request: protocol.Request) -> dict[str, Any]:
-        """Route a validated request to the room manager (each case typed by its model)."""
-        manager = self.manager
+        """Route a validated request (each case typed by its model); table errors get their wire code."""
+        try:
+            return await self._route(conn, request)
+        except TableError as problem:
+            raise wire_error(problem) from None
+
+    async def _route(self, conn: Connection, request: protocol.Request) -> dict[str, Any]:
+        tables = self.tables
         match request:
             case protocol.Hello(name=name, events=events):
                 conn.name = name.strip() or "Player"
                 conn.wants_events = events
                 return {"name": conn.name, "server": SERVER_NAME, "rulesets": ruleset_names(),
-                        "bots": bot_names(), "protocol": protocol.PROTOCOL_VERSION}
+                        "ruleset_info": ruleset_info(), "bots": bot_names(),
+                        "protocol": protocol.PROTOCOL_VERSION}
             case protocol.Ping():
                 return {}
             case protocol.ListRooms(subscribe=subscribe):
-                if subscribe:
-                    manager.lobby_peers.add(conn)
-                else:
-                    manager.lobby_peers.discard(conn)
-                return {"rooms": await manager.lobby()}
+                tables.lobby.subscribe(conn, subscribe)
+                return {"rooms": await tables.lobby.rooms()}
             case protocol.CreateRoom():
                 conn.count_new_room()
-                return await manager.create_room(conn, request)
+                return await tables.create_room(conn, request)
             case protocol.Join(room_id=room_id, seat=seat):
-                return await manager.join(conn, room_id, seat)
+                return await tables.join(conn, room_id, seat)
             case protocol.Resume(room_id=room_id, token=token):
-                return await manager.resume(conn, room_id, token)
+                return await tables.resume(conn, room_id, token)
             case protocol.Watch(room_id=room_id):
-                return await manager.watch(conn, room_id)
+                return await tables.watch(conn, room_id)
             case protocol.Leave():
-                return await manager.leave(conn)
+                return await tables.leave(conn)
             case protocol.AddBot(seat=seat, bot=bot):
-                return await manager.add_bot(conn, seat, bot)
+                return await tables.add_bot(conn, seat, bot)
             case protocol.RemoveBot(seat=seat):
-                return await manager.remove_bot(conn, seat)
+                return await tables.remove_bot(conn, seat)
             case protocol.Start():
-                return await manager.start_game(conn)
+                return await tables.start(conn)
             case protocol.Act(action=action, seat=seat):
-                return await manager.act(conn, action, seat)
+                return await tables.act(conn, action, seat)
             case protocol.Ready():
-                return await manager.ready(conn)
+                return await tables.ready(conn)
             case protocol.EndGame():
-                return await manager.end_game(conn)
+                return await tables.end(conn)
             case protocol.GetRecords():
-                return await manager.records(conn)
+                return await tables.records(conn)
             case protocol.GetState():
-                manager.current(conn).send(conn, None)
+                tables.send_state(conn)
                 return {}
+            case protocol.HintRequest():
+                return await tables.hint(conn)
             case protocol.Daily():
                 conn.count_new_room()
                 return await self.daily.start(conn)
@@ -273,9 +309,7 @@ class WhistServer:
         finally:
             conn.closing = True
             self.connections.discard(conn)
-            self.manager.lobby_peers.discard(conn)
-            if conn.room is not None:
-                conn.room.detach(conn)
+            await self.tables.disconnect(conn)
             writer.cancel()
             log.info("connection closed", extra={"fields": {"code": websocket.close_code}})
 
@@ -287,13 +321,14 @@ class WhistServer:
         def ms(share: float) -> float | None:
             return round(recent[min(len(recent) - 1, int(share * len(recent)))] * 1000, 3) if recent else None
 
-        return {"status": "ok" if store_ok else "degraded", "rooms": len(self.manager.rooms),
+        return {"status": "ok" if store_ok else "degraded", "rooms": len(self.tables.rooms),
                 "connections": len(self.connections), "store": self.store.kind,
+                "pid": os.getpid(), "replica": self.replica_id,
                 "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
         """Load the stored rooms and listen; returns the bound address (port 0 picks a free one)."""
-        await self.manager.load_all()
+        await self.tables.registry.load_all()
         self.server = await serve(
             self.handle,
             host,
@@ -313,7 +348,7 @@ class WhistServer:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
-        await self.manager.close()
+        await self.tables.close()
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)

@@ -226,6 +226,11 @@ class WhistClient:
         """`ready` for the next deal."""
         return await self.request("ready")
 
+    async def hint(self) -> str:
+        """`hint`: the action the server's heuristic bot would take in this seat now."""
+        result = await self.request("hint")
+        return str(result["action"])
+
     async def records(self) -> list[JSON]:
         """The deal records of the finished deals."""
         result = await self.request("get_records")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import msgpack  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from .rules import get_ruleset, ruleset_names
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 64 * 1024
@@ -169,6 +171,12 @@ class GetState(_Request):
     type: Literal["get_state"]
 
 
+class HintRequest(_Request):
+    """What the heuristic bot would do in one's seat now (from that seat's view only; logged)."""
+
+    type: Literal["hint"]
+
+
 class Daily(_Request):
     """Create and start one's own game of today's daily challenge (see server/challenge.py)."""
 
@@ -192,14 +200,21 @@ class Replay(_Request):
 
 Request = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard | Replay,
+    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | Leaderboard | Replay,
     Field(discriminator="type"),
 ]
-REQUEST_TYPES = frozenset((
-    "hello", "ping", "list_rooms", "create_room", "join", "resume", "watch", "leave", "add_bot",
-    "remove_bot", "start", "act", "ready", "end_game", "get_records", "get_state", "daily", "leaderboard",
-    "replay",
-))
+# The request models, read from the union above (the one place they are listed).
+REQUEST_MODELS: tuple[type[_Request], ...] = get_args(get_args(Request)[0])
+
+
+def message_type(model: type[_Message]) -> str:
+    """The `type` a message model carries (its `Literal`)."""
+    (kind,) = get_args(model.model_fields["type"].annotation)
+    return str(kind)
+
+
+# Derived from the models: the one list of request types.
+REQUEST_TYPES = frozenset(message_type(model) for model in REQUEST_MODELS)
 
 # ------------------------------------------------------------------------------------------- server messages
 
@@ -304,16 +319,42 @@ class Lobby(_Message):
 
 
 ServerMessage = Annotated[Ok | Error | State | Events | Lobby, Field(discriminator="type")]
-Message = Annotated[
-    Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | Daily | Leaderboard | Replay
-    | Ok | Error | State | Events | Lobby,
-    Field(discriminator="type"),
-]
+SERVER_MODELS: tuple[type[_Message], ...] = get_args(get_args(ServerMessage)[0])
+# Every message, either way: the request union and the server union, discriminated on `type`.
+Message = Annotated[Request | ServerMessage, Field(discriminator="type")]
 
 REQUEST_ADAPTER: TypeAdapter[Request] = TypeAdapter(Request)
 SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+
+class HouseRuleInfo(_Message):
+    """One house rule as `hello` describes it (the lobby's create-room form shows these)."""
+
+    name: str
+    default: Any
+    description: str
+    choices: list[Any]
+
+
+class RulesetInfo(_Message):
+    """One ruleset as `hello` describes it: its title and house rules."""
+
+    title: str
+    house_rules: list[HouseRuleInfo]
+
+
+def ruleset_info() -> dict[str, Any]:
+    """The `ruleset_info` of `hello`'s answer: ruleset name -> title and house rules, from the rules
+    engine's own summary (`Ruleset.describe()`)."""
+    info: dict[str, Any] = {}
+    for name in ruleset_names():
+        summary = get_ruleset(name).describe()
+        rules = [HouseRuleInfo.model_validate({key: rule[key] for key in ("name", "default", "description",
+                                                                           "choices")})
+                 for rule in summary["house_rules"]]
+        info[name] = RulesetInfo(title=str(summary["title"]), house_rules=rules).model_dump()
+    return info
+
 
 # ------------------------------------------------------------------------------------------- frames
 
@@ -352,17 +393,33 @@ def decode_frame(frame: str | bytes) -> dict[str, Any]:
         try:
             data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
         except Exception as error:  # msgpack raises several unrelated types for bad input
-            raise ProtocolError("bad_msgpack", f"binary frame is not valid msgpack: {error}") from None
+            # Some msgpack errors carry no text (FormatError): name the error so the message never
+            # ends at the colon.
+            detail = str(error).strip() or f"{type(error).__name__} (a byte no msgpack value starts with)"
+            raise ProtocolError("bad_msgpack", f"binary frame is not valid msgpack: {detail}") from None
         if not isinstance(data, dict):
             raise ProtocolError("bad_msgpack", f"a message is a msgpack map, not {type(data).__name__}")
     return data
 
 
+def request_id_of(data: Any) -> RequestId | None:
+    """The `id` of a decoded message, if it has a usable one (an int or a string)."""
+    raw_id = data.get("id") if isinstance(data, dict) else None
+    return raw_id if isinstance(raw_id, int | str) and not isinstance(raw_id, bool) else None
+
+
+def peek_request_id(frame: str | bytes) -> RequestId | None:
+    """The `id` of a frame, or None when it has none or cannot be read (for answering a frame that is
+    refused before it is handled, e.g. `rate_limited`)."""
+    try:
+        return request_id_of(decode_frame(frame))
+    except ProtocolError:
+        return None
+
+
 def parse_request(data: dict[str, Any]) -> Request:
     """Validate a decoded object as a request; raises `ProtocolError` naming the problem."""
-    raw_id = data.get("id")
-    readable_id = isinstance(raw_id, int | str) and not isinstance(raw_id, bool)
-    request_id: RequestId | None = raw_id if readable_id else None
+    request_id = request_id_of(data)
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in REQUEST_TYPES:
         shown = "missing" if kind is None else repr(kind)

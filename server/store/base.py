@@ -1,10 +1,14 @@
-"""The storage interface: versioned room state, a per-room event log and the lobby index."""
+"""The storage port: versioned room state, a per-room event log, the lobby index, and the daily
+challenge's server secret and leaderboards. The memory and Redis stores implement all of it (and pass
+one contract suite, tests/server/test_store.py)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
+
+from ..leaderboard import LeaderboardLine, updated_line
 
 JSON = dict[str, Any]
 
@@ -55,6 +59,30 @@ class Store(ABC):
     @abstractmethod
     async def room_ids(self) -> list[str]:
         """The id of every stored room."""
+
+    @abstractmethod
+    async def daily_secret(self) -> str:
+        """The daily challenge's server secret: created at random the first time, then always the same
+        (every process on the same store shares it)."""
+
+    @abstractmethod
+    async def leaderboard_line(self, day: str, room_id: str) -> LeaderboardLine | None:
+        """A game's line on a day's leaderboard, if it has one."""
+
+    @abstractmethod
+    async def write_leaderboard_line(self, day: str, line: LeaderboardLine) -> None:
+        """Set (or replace) a game's line on a day's leaderboard."""
+
+    @abstractmethod
+    async def leaderboard_top(self, day: str, limit: int) -> tuple[list[LeaderboardLine], int]:
+        """The first `limit` lines of a day, ranked, and the number of lines of that day."""
+
+    async def record_leaderboard(self, day: str, room_id: str, name: str, score: int, deals: int,
+                                 now: float) -> LeaderboardLine:
+        """Update a game's line after one of its deals (one writer per room: the room's lock)."""
+        line = updated_line(await self.leaderboard_line(day, room_id), room_id, name, score, deals, now)
+        await self.write_leaderboard_line(day, line)
+        return line
 
     async def ping(self) -> bool:
         """Whether the store answers."""

@@ -42,6 +42,39 @@ class Keys:
         """Hash: daily room id -> that game's leaderboard line (JSON)."""
         return f"{self.prefix}leaderboard:{day}:entries"
 
+    # ---- several processes on one Redis (server/coord/). Every key of one room carries the hash tag
+    # `{room:<id>}`, so that a Redis Cluster keeps a room's keys in one slot (one Lua script may touch
+    # them all) and rooms spread over the shards by id.
+
+    def room_tag(self, room_id: str) -> str:
+        """The hash-tagged stem of every coordination key of one room."""
+        return f"{self.prefix}{{room:{room_id}}}"
+
+    def room_owner(self, room_id: str) -> str:
+        """String (with expiry): the id of the process that owns the room (its lease)."""
+        return f"{self.room_tag(room_id)}:owner"
+
+    def room_changes(self, room_id: str) -> str:
+        """Pub/sub channel: the room's committed changes (msgpack envelopes, see coord/fanout.py)."""
+        return f"{self.room_tag(room_id)}:changes"
+
+    def room_presence(self, room_id: str) -> str:
+        """Sorted set: `<seat>@<process id>` -> expiry (Redis clock, ms) of a live connection there."""
+        return f"{self.room_tag(room_id)}:presence"
+
+    @property
+    def processes(self) -> str:
+        """Sorted set: process id -> expiry (Redis clock, ms) of its last heartbeat."""
+        return f"{self.prefix}processes"
+
+    def process_info(self, process_id: str) -> str:
+        """String (with expiry): one process's description (JSON: pid, replica, started)."""
+        return f"{self.prefix}process:{process_id}"
+
+    def process_inbox(self, process_id: str) -> str:
+        """Pub/sub channel: messages addressed to one process (keeps its subscriber connected)."""
+        return f"{self.prefix}process:{process_id}:inbox"
+
     def pattern(self) -> str:
         """A SCAN pattern matching every key under this prefix (used by tests to clean up)."""
         return f"{self.prefix}*"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import secrets
 
+from ..leaderboard import LeaderboardLine, rank_order
 from .base import JSON, Store, StoredRoom, VersionConflictError
 
 
@@ -22,6 +24,8 @@ class MemoryStore(Store):
         self._rooms: dict[str, tuple[int, str]] = {}
         self._logs: dict[str, list[str]] = {}
         self._lobby: dict[str, str] = {}
+        self._secret: str | None = None
+        self._days: dict[str, dict[str, LeaderboardLine]] = {}
 
     async def save(
         self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
@@ -57,3 +61,22 @@ class MemoryStore(Store):
     async def room_ids(self) -> list[str]:
         """Every room id."""
         return list(self._rooms)
+
+    async def daily_secret(self) -> str:
+        """Created once per process."""
+        if self._secret is None:
+            self._secret = secrets.token_hex(32)
+        return self._secret
+
+    async def leaderboard_line(self, day: str, room_id: str) -> LeaderboardLine | None:
+        """The game's line."""
+        return self._days.get(day, {}).get(room_id)
+
+    async def write_leaderboard_line(self, day: str, line: LeaderboardLine) -> None:
+        """Set the game's line."""
+        self._days.setdefault(day, {})[line.room_id] = line
+
+    async def leaderboard_top(self, day: str, limit: int) -> tuple[list[LeaderboardLine], int]:
+        """Sorted on demand."""
+        lines = sorted(self._days.get(day, {}).values(), key=rank_order)
+        return lines[:limit], len(lines)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
@@ -14,6 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import NoScriptError
 
+from ..leaderboard import RANK_SCALE, LeaderboardLine, day_start, rank_order
 from .base import JSON, Store, StoredRoom, VersionConflictError
 from .keys import DEFAULT_PREFIX, Keys
 
@@ -152,6 +154,43 @@ class RedisStore(Store):
         """Every room id."""
         members: set[str] = await self.redis.smembers(self.keys.rooms)  # type: ignore[assignment]
         return sorted(members)
+
+    async def daily_secret(self) -> str:
+        """SET NX: the first process to ask creates it; every process on this Redis shares it."""
+        key = self.keys.daily_secret
+        await self.redis.set(key, secrets.token_hex(32), nx=True)
+        secret = await self.redis.get(key)
+        if secret is None:
+            raise RuntimeError(f"the daily secret {key!r} vanished from Redis")
+        return str(secret)
+
+    async def leaderboard_line(self, day: str, room_id: str) -> LeaderboardLine | None:
+        """The game's line (a hash of lines per day)."""
+        text = await self.redis.hget(self.keys.leaderboard_lines(day), room_id)
+        return LeaderboardLine.from_json(json.loads(text)) if text is not None else None
+
+    async def write_leaderboard_line(self, day: str, line: LeaderboardLine) -> None:
+        """The line and its rank key (a sorted set per day) in one MULTI (never one without the other)."""
+        rank_key = line.score * RANK_SCALE - round((line.reached_at - day_start(day)) * 1000)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(self.keys.leaderboard_lines(day), line.room_id,
+                      json.dumps(line.to_json(), separators=(",", ":")))
+            pipe.zadd(self.keys.leaderboard(day), {line.room_id: rank_key})
+            await pipe.execute()
+
+    async def leaderboard_top(self, day: str, limit: int) -> tuple[list[LeaderboardLine], int]:
+        """The best `limit` room ids from the sorted set, then their lines."""
+        ranking = self.keys.leaderboard(day)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrevrange(ranking, 0, limit - 1)
+            pipe.zcard(ranking)
+            room_ids, total = await pipe.execute()
+        if not room_ids:
+            return [], int(total)
+        texts = await self.redis.hmget(self.keys.leaderboard_lines(day), room_ids)
+        lines = [LeaderboardLine.from_json(json.loads(text)) for text in texts if text is not None]
+        # Equal rank keys (same score, same millisecond) come back in reverse member order: re-sort.
+        return sorted(lines, key=rank_order), int(total)
 
     async def ping(self) -> bool:
         """Whether Redis answers."""

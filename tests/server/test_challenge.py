@@ -212,9 +212,8 @@ def test_the_daily_secret_depends_on_the_server_secret_and_the_day() -> None:
 async def test_a_configured_daily_secret_wins(live: LiveServer) -> None:
     from server.challenge import DailyChallenge
 
-    daily = DailyChallenge(live.server.manager, live.server.store, "configured")
+    daily = DailyChallenge(live.server.tables, live.server.store, "configured")
     assert await daily.server_secret() == "configured"
-    live.server.manager.change_hooks.remove(daily.after_change)
 
 
 async def test_nobody_else_can_replace_a_daily_games_bots(connect: Connect, live: LiveServer) -> None:

@@ -1,11 +1,11 @@
 """The daily leaderboard (RULES.md §2 "Game score"): score = total + 1000, a game enters after 2 played
-deals, the deal count beside each score, equal scores ranked by who got there first. On both stores:
-the leaderboard objects directly, then through real websockets."""
+deals, the deal count beside each score, equal scores ranked by who got there first, through real
+websockets on both stores (the store's own leaderboard methods are in the store contract suite,
+test_store.py)."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -13,95 +13,6 @@ from server_helpers import Connect, LiveServer
 from test_challenge import NOON, play_daily, set_clock, start_daily
 
 from server.client import ServerError
-from server.leaderboard import Leaderboard, MemoryLeaderboard, RedisLeaderboard, leaderboard_for
-from server.store import MemoryStore
-from server.store.redis import RedisStore
-
-DAY = "2026-11-29"
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def board(
-    request: pytest.FixtureRequest, redis_url: str, redis_cleanup: str
-) -> AsyncIterator[Leaderboard]:
-    """A leaderboard of each kind (Redis: under the test's own prefix)."""
-    if request.param == "memory":
-        yield leaderboard_for(MemoryStore())
-        return
-    store = RedisStore(redis_url, prefix=redis_cleanup)
-    yield leaderboard_for(store)
-    await store.close()
-
-
-async def test_leaderboard_for_picks_the_stores_kind(board: Leaderboard, redis_url: str,
-                                                     redis_cleanup: str) -> None:
-    assert isinstance(board, MemoryLeaderboard | RedisLeaderboard)
-    store = RedisStore(redis_url, prefix=redis_cleanup)
-    try:
-        assert isinstance(leaderboard_for(store), RedisLeaderboard)
-    finally:
-        await store.close()
-    assert isinstance(leaderboard_for(MemoryStore()), MemoryLeaderboard)
-
-
-async def test_game_score_ranks_highest_first_and_equal_scores_by_who_got_there_first(
-    board: Leaderboard,
-) -> None:
-    await board.record(DAY, "late", "Late", 1020, 4, NOON + 300)
-    await board.record(DAY, "best", "Best", 1055, 9, NOON + 400)
-    await board.record(DAY, "early", "Early", 1020, 2, NOON + 100)
-    await board.record(DAY, "low", "Low", 970, 3, NOON + 50)
-    lines, total = await board.top(DAY, 10)
-    assert total == 4
-    assert [line.name for line in lines] == ["Best", "Early", "Late", "Low"]
-    assert [(line.score, line.deals) for line in lines] == [(1055, 9), (1020, 2), (1020, 4), (970, 3)]
-    top_two, total = await board.top(DAY, 2)
-    assert [line.name for line in top_two] == ["Best", "Early"] and total == 4
-
-
-async def test_a_game_keeps_the_first_time_it_reached_a_score(board: Leaderboard) -> None:
-    await board.record(DAY, "steady", "Steady", 1010, 2, NOON + 10)
-    await board.record(DAY, "rival", "Rival", 1010, 2, NOON + 20)
-    # Steady's third deal scores nothing: it still got to 1010 first.
-    line = await board.record(DAY, "steady", "Steady", 1010, 3, NOON + 30)
-    assert line.reached_at == NOON + 10 and line.deals == 3
-    lines, _ = await board.top(DAY, 10)
-    assert [line.room_id for line in lines] == ["steady", "rival"]
-    # Down and back up again: the score's first time still counts.
-    await board.record(DAY, "steady", "Steady", 1004, 4, NOON + 40)
-    lines, _ = await board.top(DAY, 10)
-    assert [line.room_id for line in lines] == ["rival", "steady"]
-    back = await board.record(DAY, "steady", "Steady", 1010, 5, NOON + 50)
-    assert back.reached_at == NOON + 10
-    lines, total = await board.top(DAY, 10)
-    assert [line.room_id for line in lines] == ["steady", "rival"] and total == 2
-    assert lines[0].deals == 5
-
-
-async def test_one_line_per_game_and_one_board_per_day(board: Leaderboard) -> None:
-    await board.record(DAY, "game", "Alice", 1000, 2, NOON)
-    await board.record(DAY, "game", "Alice", 1012, 3, NOON + 1)
-    await board.record("2026-11-30", "other", "Bob", 990, 2, NOON + 86400)
-    lines, total = await board.top(DAY, 10)
-    assert total == 1 and lines[0].score == 1012 and lines[0].deals == 3
-    tomorrow, total = await board.top("2026-11-30", 10)
-    assert total == 1 and tomorrow[0].name == "Bob"
-    assert await board.top("2026-12-01", 10) == ([], 0)
-
-
-async def test_the_server_secret_is_created_once(
-    board: Leaderboard, redis_url: str, redis_cleanup: str
-) -> None:
-    secret = await board.server_secret()
-    assert len(secret) == 64 and await board.server_secret() == secret
-    if isinstance(board, RedisLeaderboard):
-        # Another process on the same Redis gets the same secret.
-        store = RedisStore(redis_url, prefix=redis_cleanup)
-        try:
-            assert await leaderboard_for(store).server_secret() == secret
-        finally:
-            await store.close()
-
 
 # ------------------------------------------------------------------------------------------- live
 
@@ -216,20 +127,20 @@ async def test_a_failed_leaderboard_write_loses_neither_the_deal_nor_the_line(
     set_clock(live, NOON)
     alice = await connect("Alice")
     await start_daily(alice)
-    board = live.server.daily.leaderboard
-    real_write = board.write
+    board = live.server.store
+    real_write = board.write_leaderboard_line
     failures: list[str] = []
 
     async def failing_write(day: str, line: Any) -> None:
         failures.append(day)
         raise ConnectionError("the leaderboard store is down")
 
-    monkeypatch.setattr(board, "write", failing_write)
+    monkeypatch.setattr(board, "write_leaderboard_line", failing_write)
     room = await play_daily(alice, 2)  # the deal itself is stored and shown
     assert failures and room["played_deals"] == 2 and alice.view is not None
     assert alice.view["phase"] == "end"
     assert (await leaderboard(alice))["entries"] == []
-    monkeypatch.setattr(board, "write", real_write)
+    monkeypatch.setattr(board, "write_leaderboard_line", real_write)
     # The room's next change (here: the player stops) writes the line.
     await alice.request("end_game")
     [entry] = (await leaderboard(alice))["entries"]

@@ -240,7 +240,7 @@ async def test_race_for_the_first_free_seat(connect: Connect) -> None:
 async def test_tokens_and_the_secret_are_never_shown_to_others(connect: Connect, live: LiveServer) -> None:
     clients = await seat_four_humans(connect)
     assert clients[0].room_id is not None
-    session = live.server.manager.rooms[clients[0].room_id].session
+    session = live.server.tables.rooms[clients[0].room_id].session
     assert session is not None
     await play_one_deal(clients)
     tokens = {client.token for client in clients}

@@ -7,8 +7,8 @@ import asyncio
 import time
 from typing import Any
 
+from server.live import BOT_SLOTS, BotScheduler, Tables
 from server.protocol import CreateRoom
-from server.rooms import BOT_SLOTS, BotScheduler, Room, RoomManager
 from server.store import MemoryStore
 from server.store.base import VersionConflictError
 from server.store.redis import RedisStore
@@ -21,9 +21,6 @@ class FakePeer:
 
     def __init__(self, name: str = "Ann") -> None:
         self.name = name
-        self.room: Room | None = None
-        self.participant: str | None = None
-        self.token: str | None = None
         self.wants_events = False
         self.pushed: list[JSON] = []
 
@@ -80,8 +77,7 @@ async def test_bots_wait_for_humans_only_so_long() -> None:
 
 async def test_other_tables_bots_pause_while_a_human_action_is_stored() -> None:
     store = HoldingStore()
-    manager = RoomManager(store, bot_delay=0.0)
-    manager.bots = BotScheduler(yield_seconds=10.0)
+    manager = Tables(store, bot_delay=0.0, scheduler=BotScheduler(yield_seconds=10.0))
     try:
         bot_host = FakePeer("host")
         bot_room = (await manager.create_room(bot_host, CreateRoom(
@@ -91,13 +87,13 @@ async def test_other_tables_bots_pause_while_a_human_action_is_stored() -> None:
         human_room = (await manager.create_room(human, CreateRoom(
             type="create_room", id=2, ruleset="solo-whist", seat=0, session={"deals": 1},  # type: ignore[arg-type]
             bot="random", listed=False)))["room_id"]
-        await manager.start_game(human)
+        await manager.start(human)
         room = manager.rooms[human_room]
         deadline = time.monotonic() + 10
         while room.session is None or 0 not in room.session.deal.to_act():
             assert time.monotonic() < deadline, "the human's turn never came"
             await asyncio.sleep(0.005)
-        await manager.start_game(bot_host)
+        await manager.start(bot_host)
         await asyncio.sleep(0.05)
         assert store.logged(bot_room) > 5, "the bot-only table plays on by itself"
 

@@ -1,8 +1,11 @@
-"""Both stores: versioned writes (compare-and-set), the event log and the lobby index."""
+"""The store contract, one suite run on both stores (the `store` fixture): versioned writes
+(compare-and-set), the event log, the lobby index, the daily secret and the daily leaderboard (RULES.md
+§2 "Game score": equal scores ranked by who got there first)."""
 
 from __future__ import annotations
 
 import asyncio
+import calendar
 
 import pytest
 
@@ -53,6 +56,69 @@ async def test_lobby_holds_listed_rooms_only(store: Store) -> None:
     assert await store.lobby() == {"a": {"room_id": "a", "name": "A"}}
     await store.save("a", {}, 1, [], None)
     assert await store.lobby() == {}
+
+
+# ---------------------------------------------------------------------------------- daily leaderboard
+
+DAY = "2026-11-29"
+NOON = float(calendar.timegm((2026, 11, 29, 12, 0, 0)))
+
+
+async def test_game_score_ranks_highest_first_and_equal_scores_by_who_got_there_first(store: Store) -> None:
+    await store.record_leaderboard(DAY, "late", "Late", 1020, 4, NOON + 300)
+    await store.record_leaderboard(DAY, "best", "Best", 1055, 9, NOON + 400)
+    await store.record_leaderboard(DAY, "early", "Early", 1020, 2, NOON + 100)
+    await store.record_leaderboard(DAY, "low", "Low", 970, 3, NOON + 50)
+    lines, total = await store.leaderboard_top(DAY, 10)
+    assert total == 4
+    assert [line.name for line in lines] == ["Best", "Early", "Late", "Low"]
+    assert [(line.score, line.deals) for line in lines] == [(1055, 9), (1020, 2), (1020, 4), (970, 3)]
+    top_two, total = await store.leaderboard_top(DAY, 2)
+    assert [line.name for line in top_two] == ["Best", "Early"] and total == 4
+
+
+async def test_a_game_keeps_the_first_time_it_reached_a_score(store: Store) -> None:
+    await store.record_leaderboard(DAY, "steady", "Steady", 1010, 2, NOON + 10)
+    await store.record_leaderboard(DAY, "rival", "Rival", 1010, 2, NOON + 20)
+    # Steady's third deal scores nothing: it still got to 1010 first.
+    line = await store.record_leaderboard(DAY, "steady", "Steady", 1010, 3, NOON + 30)
+    assert line.reached_at == NOON + 10 and line.deals == 3
+    lines, _ = await store.leaderboard_top(DAY, 10)
+    assert [line.room_id for line in lines] == ["steady", "rival"]
+    # Down and back up again: the score's first time still counts.
+    await store.record_leaderboard(DAY, "steady", "Steady", 1004, 4, NOON + 40)
+    lines, _ = await store.leaderboard_top(DAY, 10)
+    assert [line.room_id for line in lines] == ["rival", "steady"]
+    back = await store.record_leaderboard(DAY, "steady", "Steady", 1010, 5, NOON + 50)
+    assert back.reached_at == NOON + 10
+    lines, total = await store.leaderboard_top(DAY, 10)
+    assert [line.room_id for line in lines] == ["steady", "rival"] and total == 2
+    assert lines[0].deals == 5
+
+
+async def test_one_line_per_game_and_one_board_per_day(store: Store) -> None:
+    await store.record_leaderboard(DAY, "game", "Alice", 1000, 2, NOON)
+    await store.record_leaderboard(DAY, "game", "Alice", 1012, 3, NOON + 1)
+    await store.record_leaderboard("2026-11-30", "other", "Bob", 990, 2, NOON + 86400)
+    lines, total = await store.leaderboard_top(DAY, 10)
+    assert total == 1 and lines[0].score == 1012 and lines[0].deals == 3
+    tomorrow, total = await store.leaderboard_top("2026-11-30", 10)
+    assert total == 1 and tomorrow[0].name == "Bob"
+    assert await store.leaderboard_top("2026-12-01", 10) == ([], 0)
+
+
+async def test_the_server_secret_is_created_once(
+    store: Store, redis_url: str, redis_cleanup: str
+) -> None:
+    secret = await store.daily_secret()
+    assert len(secret) == 64 and await store.daily_secret() == secret
+    if isinstance(store, RedisStore):
+        # Another process on the same Redis gets the same secret.
+        other = RedisStore(redis_url, prefix=redis_cleanup)
+        try:
+            assert await other.daily_secret() == secret
+        finally:
+            await other.close()
 
 
 def test_store_urls() -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from server.app import WhistServer
 from server.client import ServerError, WhistClient
-from server.rooms import records_from_log
 from server.store import MemoryStore
+from server.table import records_from_log
 
 
 class FlakyStore(MemoryStore):

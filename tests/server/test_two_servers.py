@@ -63,6 +63,6 @@ async def test_a_stale_server_gets_a_conflict_and_nothing_is_applied_twice(
     acts = [entry for entry in log if entry["t"] == "act"]
     assert acts == [{"t": "act", "deal": 0, "seat": mover, "action": "pass"}], "applied exactly once"
     stored = await two_servers[0].store.load(room_id)
-    assert stored is not None and stored.version == two_servers[1].manager.rooms[room_id].version
+    assert stored is not None and stored.version == two_servers[1].tables.rooms[room_id].version
     for client in (*on_a, on_b):
         await client.close()

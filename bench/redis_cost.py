@@ -1,0 +1,91 @@
+"""Redis work per action of today's server: commands and bytes, on a private redis-server (so that
+nothing else counts), for bot-only rooms driven in process by `RoomManager`.
+
+    .venv/bin/python bench/redis_cost.py --rooms 20 --deals 5
+
+Prints one JSON line: actions, Redis commands (by name, from INFO commandstats) and network bytes in
+and out of Redis per action. docs/scaling.md uses these figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from load import _CountingPeer  # noqa: E402
+
+from server.cluster.processes import PrivateRedis  # noqa: E402
+
+
+async def redis_info(redis: Any) -> tuple[dict[str, int], int, int]:
+    """(calls by command, net input bytes, net output bytes) so far."""
+    stats = await redis.info("commandstats")
+    calls = {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
+    net = await redis.info("stats")
+    return calls, int(net["total_net_input_bytes"]), int(net["total_net_output_bytes"])
+
+
+async def measure(url: str, rooms: int, deals: int) -> dict[str, Any]:
+    """Play `rooms` bot-only rooms of `deals` deals; Redis's counters before and after."""
+    from redis.asyncio import Redis
+
+    from server.protocol import CreateRoom
+    from server.rooms import RoomManager
+    from server.store.redis import RedisStore
+
+    watcher = Redis.from_url(url)
+    store = RedisStore(url)
+    manager = RoomManager(store, bot_delay=0.0)
+    before = await redis_info(watcher)
+    for _ in range(rooms):
+        peer = _CountingPeer()
+        request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
+                             session={"deals": deals}, bot="random")  # type: ignore[arg-type]
+        await manager.create_room(peer, request)
+        await manager.start_game(peer)
+    live = list(manager.rooms.values())
+    started = time.monotonic()
+    while any(not room.over for room in live) and time.monotonic() - started < 300:
+        await asyncio.sleep(0.05)
+    after = await redis_info(watcher)
+    actions = sum(len(entry["record"]["actions"]) for room in live if room.session
+                  for entry in room.session.history)
+    await manager.close()
+    await store.close()
+    await watcher.aclose()
+    # The watcher's own INFO calls are left out.
+    calls = {name: count - before[0].get(name, 0) for name, count in after[0].items()
+             if name != "info" and count - before[0].get(name, 0) > 0}
+    return {"rooms": rooms, "deals": rooms * deals, "actions": actions,
+            "commands_per_action": {name: round(count / actions, 2) for name, count in sorted(calls.items())},
+            "bytes_in_per_action": round((after[1] - before[1]) / actions),
+            "bytes_out_per_action": round((after[2] - before[2]) / actions)}
+
+
+def main() -> int:
+    """Command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", type=int, default=20)
+    parser.add_argument("--deals", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        redis = PrivateRedis(Path(directory))
+        redis.start()
+        try:
+            print(json.dumps(asyncio.run(measure(redis.url, args.rooms, args.deals))))
+        finally:
+            redis.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""`python -m server.cluster --replicas N --port P [--store redis://...]`: a private redis-server
+(unless `--store`), N server replicas and HAProxy on port P. Prints the URL once everything answers
+(`whist-cluster listening on http://HOST:P/`), then waits; SIGTERM or SIGINT stops everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from .haproxy import BALANCE_CHOICES, compose_config
+from .launcher import Cluster
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(prog="python -m server.cluster", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--replicas", type=int, default=2, help="server processes (default 2)")
+    parser.add_argument("--port", type=int, default=8765, help="the balancer's port (0: a free one)")
+    parser.add_argument("--host", default="127.0.0.1", help="the balancer's address (default 127.0.0.1)")
+    parser.add_argument("--store", default=None,
+                        help="redis://HOST:PORT/DB[?prefix=P] (default: a private redis-server)")
+    parser.add_argument("--balance", choices=BALANCE_CHOICES, default="leastconn")
+    parser.add_argument("--bot-delay", type=float, default=None, help="passed on to every replica")
+    parser.add_argument("--rate-limit", type=float, default=None, help="passed on to every replica")
+    parser.add_argument("--log-level", default="warning", help="the replicas' log level (default warning)")
+    parser.add_argument("--write-compose-config", type=Path, default=None, metavar="PATH",
+                        help="write the HAProxy configuration of docker-compose.yml to PATH and exit")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the cluster until SIGTERM/SIGINT."""
+    args = parse_args(argv)
+    if args.write_compose_config is not None:
+        args.write_compose_config.write_text(compose_config())
+        return 0
+    server_args = ["--log-level", args.log_level]
+    if args.bot_delay is not None:
+        server_args += ["--bot-delay", str(args.bot_delay)]
+    if args.rate_limit is not None:
+        server_args += ["--rate-limit", str(args.rate_limit)]
+    stopping = False
+
+    def interrupt(signum: int, frame: object) -> None:
+        nonlocal stopping
+        if not stopping:  # a second signal during the shutdown does not cut it short
+            stopping = True
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
+    cluster = Cluster(args.replicas, args.port, args.store, args.host, args.balance, server_args)
+    try:
+        with cluster:
+            print(f"whist-cluster listening on {cluster.url}", flush=True)
+            print(json.dumps(cluster.describe()), file=sys.stderr, flush=True)
+            while True:
+                time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

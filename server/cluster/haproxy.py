@@ -1,0 +1,40 @@
+"""Render the HAProxy configuration of a cluster from `deploy/haproxy.cfg.template`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg.template"
+BALANCE_CHOICES = ("leastconn", "roundrobin")
+
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    """One server replica as HAProxy sees it."""
+
+    name: str  # the replica id
+    host: str
+    port: int
+
+
+def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastconn", maxconn: int = 8000,
+                  stats_socket: Path | None = None, template: Path = TEMPLATE) -> str:
+    """The configuration text: listen on `bind` (`host:port`), check and balance over `backends`."""
+    if balance not in BALANCE_CHOICES:
+        raise ValueError(f"balance must be one of {BALANCE_CHOICES}")
+    if not backends:
+        raise ValueError("a cluster needs at least one replica")
+    servers = "\n".join(f"    server {backend.name} {backend.host}:{backend.port} check"
+                        for backend in backends)
+    socket = f"    stats socket {stats_socket} mode 600 level user" if stats_socket is not None else ""
+    return Template(template.read_text()).substitute(
+        bind=bind, servers=servers, balance=balance, maxconn=maxconn, stats_socket=socket)
+
+
+def compose_config(replicas: int = 3) -> str:
+    """The rendering for docker-compose.yml: services `server1`..`serverN` on port 8765."""
+    return render_config("*:8765", [Backend(f"r{number}", f"server{number}", 8765)
+                                    for number in range(1, replicas + 1)])

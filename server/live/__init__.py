@@ -1,0 +1,16 @@
+"""The live table layer: rooms served by this process (`LiveRoom`), the listeners of their committed
+changes (outbox, bot driver, grace timers, lobby), the room registry, and the requests (`Tables`)."""
+
+from .bots import BOT_SLOTS, BotDriver, BotScheduler
+from .change import CommittedChange, RoomListener
+from .lobby import Lobby
+from .outbox import Outbox, filter_for_recipient
+from .registry import RoomRegistry
+from .room import LiveRoom, Member
+from .tables import Tables
+from .timers import GraceTimers
+
+__all__ = [
+    "BOT_SLOTS", "BotDriver", "BotScheduler", "CommittedChange", "GraceTimers", "LiveRoom", "Lobby", "Member",
+    "Outbox", "RoomListener", "RoomRegistry", "Tables", "filter_for_recipient",
+]

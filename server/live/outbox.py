@@ -1,0 +1,79 @@
+"""The outgoing filter and the room's pushes: every `state` and `events` push to a connection of a
+room passes through `filter_for_recipient`, which asks the visibility authority
+(`server/rules/visibility.py`) and decides nothing of its own."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from ..rules import visibility
+from ..table import Table, facts
+from .change import JSON, CommittedChange, RoomListener
+from .room import LiveRoom, Member
+
+log = logging.getLogger("whist.rooms")
+
+Views = dict[int | None, JSON]
+
+
+def filter_for_recipient(table: Table, seat: int | None, host: bool, message: JSON,
+                         views: Views | None = None) -> JSON | None:
+    """THE per-recipient filter.
+
+    A `state` message gets the recipient's own view (the seat's view, or the public one), built here
+    and nowhere else (`views` caches them by seat during one broadcast: spectators share one). Any
+    other message goes out only if the visibility authority finds in it no card hidden from the
+    recipient; one that would reveal one is dropped (and logged as a bug) instead of sent.
+    """
+    deal = table.session.deal if table.session is not None else None
+    if message.get("type") == "state":
+        view: JSON | None = None
+        if deal is not None:
+            view = views.get(seat) if views is not None else None
+            if view is None:
+                view = deal.view(seat)
+                if views is not None:
+                    views[seat] = view
+        return {"type": "state", "room_id": table.room_id,
+                "you": {"seat": seat, "host": host, "spectator": seat is None},
+                "room": message["room"], "view": view}
+    if deal is not None and visibility.events_for(deal, seat, message.get("events", [])) is None:
+        log.error("dropped a %s message to seat %s: it names a hidden card", message.get("type"), seat)
+        return None
+    return message
+
+
+class Outbox(RoomListener):
+    """Pushes each committed change to the room's connections: its events (if any), then a `state`."""
+
+    def committed(self, room: LiveRoom, change: CommittedChange) -> None:
+        """Tell every connection of the room."""
+        self.broadcast(room, list(change.events))
+
+    def broadcast(self, room: LiveRoom, events: list[JSON]) -> None:
+        """Push the events (if any) and then a fresh `state` to every connection in the room."""
+        table = room.table
+        info = facts.room_info(table, time.monotonic())
+        deal_number = facts.current_deal_index(table.session) if table.session else 0
+        message = ({"type": "events", "room_id": table.room_id, "deal_number": deal_number, "events": events}
+                   if events else None)
+        views: Views = {}
+        for member in list(room.members):
+            self.send(room, member, message, info, views)
+
+    def send(self, room: LiveRoom, member: Member, events: JSON | None = None, info: JSON | None = None,
+             views: Views | None = None) -> None:
+        """Push events (optional) and the state to one connection, through the filter."""
+        table = room.table
+        participant = room.members.get(member)
+        seat = facts.seat_of(table, participant)
+        host = facts.is_host(table, participant)
+        if events is not None and member.wants_events:
+            filtered = filter_for_recipient(table, seat, host, events)
+            if filtered is not None:
+                member.push(filtered)
+        room_facts = info if info is not None else facts.room_info(table, time.monotonic())
+        state = filter_for_recipient(table, seat, host, {"type": "state", "room": room_facts}, views)
+        if state is not None:
+            member.push(state)

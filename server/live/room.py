@@ -1,0 +1,161 @@
+"""The thin live room: one table in this process, its lock, its members, its listeners.
+
+Every change goes the same way: a pure command of `server/table/` runs on the current table under the
+lock, the result is written with a compare-and-set on the version, and the committed change goes to
+the listeners (`server/live/change.py`). A command that raises changes nothing; a write the store
+refuses changes nothing either (the live copy is reloaded from the store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Protocol
+
+from ..rules import Session
+from ..store import Store, VersionConflictError
+from ..table import Outcome, Table, errors, facts, from_stored, presence, to_stored
+from .change import JSON, CommittedChange, RoomListener
+
+log = logging.getLogger("whist.rooms")
+
+Command = Callable[[Table], Outcome | None]  # None: nothing to do (e.g. a bot move made moot)
+
+
+class Member(Protocol):
+    """One client connection, as a room sees it (the room never writes to it, only pushes)."""
+
+    name: str
+    wants_events: bool  # whether to push `events` messages (the `hello` option)
+
+    def push(self, message: JSON) -> None:
+        """Queue a message object for this connection (never blocks)."""
+
+
+class LiveRoom:
+    """One table served by this process."""
+
+    def __init__(self, table: Table, store: Store, listeners: Sequence[RoomListener],
+                 human_gate: Callable[[], contextlib.AbstractContextManager[None]] | None = None) -> None:
+        self.table = table
+        self.store = store
+        self.listeners = tuple(listeners)
+        self.members: dict[Member, str | None] = {}  # connection -> participant (None: spectator)
+        self.lock = asyncio.Lock()
+        self.stale = False  # a write failed: reload from the store before the next change
+        self._human_gate = human_gate or contextlib.nullcontext
+
+    # ---------------------------------------------------------------- read-only facts
+
+    @property
+    def room_id(self) -> str:
+        """The room's id."""
+        return self.table.room_id
+
+    @property
+    def version(self) -> int:
+        """The stored version the live table matches."""
+        return self.table.version
+
+    @property
+    def session(self) -> Session | None:
+        """The rules engine's session (None before the start)."""
+        return self.table.session
+
+    @property
+    def over(self) -> bool:
+        """Whether the session is over."""
+        return facts.over(self.table)
+
+    def seat_of_member(self, member: Member) -> int | None:
+        """The seat a connection of this room holds, if any."""
+        return facts.seat_of(self.table, self.members.get(member))
+
+    # ---------------------------------------------------------------- changing the room
+
+    async def apply(self, command: Command, *, human: bool = True) -> Outcome | None:
+        """Run `command` under the lock, store its result, hand the change to the listeners.
+        `human`: a player's request, served before bot moves (see `BotScheduler`)."""
+        gate = self._human_gate() if human else contextlib.nullcontext()
+        with gate:
+            async with self.lock:
+                return await self.apply_locked(command)
+
+    async def admit(self, member: Member, participant: str | None) -> Outcome | None:
+        """A connection enters the room as `participant` (None: a spectator). Not stored."""
+        async with self.lock:
+            self.members[member] = participant
+            now = time.monotonic()
+            return await self.apply_locked(lambda table: presence.arrive(table, participant, now),
+                                           fresh=False)
+
+    async def release(self, member: Member) -> Outcome | None:
+        """A connection leaves the room (or drops). Not stored."""
+        async with self.lock:
+            if member not in self.members:
+                return None
+            participant = self.members.pop(member)
+            now = time.monotonic()
+            return await self.apply_locked(lambda table: presence.depart(table, participant, now),
+                                           fresh=False)
+
+    async def apply_locked(self, command: Command, *, fresh: bool = True) -> Outcome | None:
+        """`apply`, for a caller that holds the lock already. `fresh`: reload a stale copy first (a
+        change of presence alone does not need the stored state)."""
+        if self.stale and fresh:
+            try:
+                await self.reload()
+            except Exception:
+                log.exception("room %s: reload failed", self.room_id)
+                raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
+                                              "retry") from None
+        outcome = command(self.table)
+        if outcome is None:
+            return None
+        table = outcome.table
+        if outcome.stored:
+            table = replace(table, version=await self._write(table, outcome.entries))
+        self.table = table
+        change = CommittedChange(self.room_id, table.version, tuple(outcome.events), tuple(outcome.entries),
+                                 outcome.presence, outcome.stored)
+        for listener in self.listeners:
+            await listener.stored(self, change)
+        self.announce(change)
+        return outcome
+
+    def announce(self, change: CommittedChange) -> None:
+        """Hand a change to every listener's `committed` hook."""
+        for listener in self.listeners:
+            listener.committed(self, change)
+
+    async def _write(self, table: Table, entries: list[JSON]) -> int:
+        """The compare-and-set write; returns the new version."""
+        try:
+            return await self.store.save(self.room_id, to_stored(table), self.table.version, entries,
+                                         facts.lobby_entry(table))
+        except VersionConflictError as conflict:
+            await self.reload()
+            raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
+                                  "retry") from None
+        except Exception as failure:
+            # Not stored, so it did not happen. The write may still have reached the store: reload
+            # now, or (store unreachable) before the next change.
+            log.exception("room %s: store write failed", self.room_id)
+            self.stale = True
+            with contextlib.suppress(Exception):
+                await self.reload()
+            raise errors.StoreUnavailable(f"the room could not be saved ({type(failure).__name__}); nothing "
+                                          "was applied: retry") from None
+
+    async def reload(self) -> None:
+        """Replace the live table with the stored one (presence is kept: it is not stored)."""
+        stored = await self.store.load(self.room_id)
+        if stored is None:
+            return
+        entries = await self.store.read_log(self.room_id) if stored.state.get("session") is not None else []
+        self.table = replace(from_stored(stored.state, stored.version, entries), presence=self.table.presence)
+        self.stale = False

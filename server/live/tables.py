@@ -1,0 +1,253 @@
+"""The requests of a connection about tables: which room it is in, under which identity, and the
+command each request applies to that room. The one place that ties connections to rooms (nothing is
+written onto the connection objects)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass, replace
+
+from ..protocol import CreateRoom
+from ..store import Store
+from ..table import Daily, Outcome, Table, deal_records, errors, facts, hash_token, play, seating, to_stored
+from .bots import BotDriver, BotScheduler
+from .change import JSON, RoomListener
+from .lobby import Lobby
+from .outbox import Outbox
+from .registry import RoomRegistry
+from .room import Command, LiveRoom, Member
+from .timers import GraceTimers
+
+log = logging.getLogger("whist.rooms")
+
+
+@dataclass(slots=True)
+class Membership:
+    """Where a connection is: its room, the participant (token hash) it acts as, and that token
+    (kept in memory only, to answer a later `join`)."""
+
+    room: LiveRoom
+    participant: str | None
+    token: str | None
+
+
+def new_room_id() -> str:
+    """A short random room id (letters, digits)."""
+    return secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+
+
+class Tables:
+    """Every table of this process and its connections: the room registry with its listeners (the
+    outbox, the bot driver, the grace timers, the lobby, and any added with `listen`)."""
+
+    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None) -> None:
+        self.store = store
+        self.scheduler = scheduler or BotScheduler()
+        self.registry = RoomRegistry(store, self.scheduler.human_request)
+        self.outbox = Outbox()
+        self.bots = BotDriver(self.scheduler, bot_delay)
+        self.timers = GraceTimers()
+        self.lobby = Lobby(store, self.registry.held)
+        for listener in (self.outbox, self.timers, self.lobby, self.bots):
+            self.registry.listen(listener)
+        self.members: dict[Member, Membership] = {}
+
+    def listen(self, listener: RoomListener) -> None:
+        """Add a listener of every room's committed changes (e.g. the daily leaderboard)."""
+        self.registry.listen(listener)
+
+    @property
+    def rooms(self) -> dict[str, LiveRoom]:
+        """The rooms held by this process."""
+        return self.registry.rooms
+
+    async def close(self) -> None:
+        """Stop bot loops, timers and the lobby push."""
+        self.registry.close()
+        await self.bots.stop()
+        await self.lobby.stop()
+
+    # ---------------------------------------------------------------- membership
+
+    def current(self, member: Member) -> Membership:
+        """Where the connection is, or `NotInRoom`."""
+        found = self.members.get(member)
+        if found is None:
+            raise errors.NotInRoom("you are in no room: send create_room, join, resume or watch first")
+        return found
+
+    def room_of(self, member: Member) -> LiveRoom | None:
+        """The connection's room, if any."""
+        found = self.members.get(member)
+        return found.room if found is not None else None
+
+    async def enter(self, member: Member, room: LiveRoom, participant: str | None, token: str | None) -> None:
+        """Move a connection into a room (out of its previous one) and push it the state."""
+        await self.depart(member)
+        self.lobby.subscribers.discard(member)
+        self.members[member] = Membership(room, participant, token)
+
+        outcome = await room.admit(member, participant)
+        if outcome is not None and outcome.events:
+            log.info("player returned", extra={"fields": {"room": room.room_id, "events": outcome.events}})
+
+    async def depart(self, member: Member) -> None:
+        """The connection leaves its room (or drops); its seat, if any, starts the grace period."""
+        found = self.members.pop(member, None)
+        if found is None:
+            return
+        room = found.room
+        await room.release(member)
+        self.registry.forget_if_idle(room)
+
+    async def disconnect(self, member: Member) -> None:
+        """The connection closed."""
+        self.lobby.subscribers.discard(member)
+        await self.depart(member)
+
+    # ---------------------------------------------------------------- requests
+
+    async def create_room(self, member: Member, request: CreateRoom, daily: Daily | None = None,
+                          secret: str | None = None) -> JSON:
+        """`create_room`: validate the options, store the room, seat the creator if asked."""
+        seat = None if request.seat is None else 0 if request.seat == "any" else int(request.seat)
+        outcome = seating.create(
+            new_room_id(), token=secrets.token_urlsafe(32), player=member.name, ruleset=request.ruleset,
+            house_rules=request.house_rules, bot=request.bot, name=request.name, seat=seat,
+            deals=request.session.deals, target=request.session.target, grace_seconds=request.grace_seconds,
+            listed=request.listed, now=time.time(), daily=daily, secret=secret)
+        table = outcome.table
+        try:
+            version = await self.store.save(table.room_id, to_stored(table), 0, outcome.entries,
+                                            facts.lobby_entry(table))
+        except Exception as failure:
+            log.exception("room %s: store write failed", table.room_id)
+            raise errors.StoreUnavailable(f"the room could not be saved ({type(failure).__name__}); nothing "
+                                          "was applied: retry") from None
+        room = self.registry.open(replace(table, version=version))
+        log.info("room created", extra={"fields": {"room": table.room_id, "ruleset": request.ruleset,
+                                                   "listed": request.listed, "bot": table.options.bot}})
+        self.lobby.changed()
+        answer = outcome.answer
+        await self.enter(member, room, hash_token(str(answer["token"])), str(answer["token"]))
+        return answer
+
+    async def join(self, member: Member, room_id: str, wanted: int | None) -> JSON:
+        """`join`: take a seat; the loser of a race for the last seat gets `SeatTaken`/`RoomFull`."""
+        room = await self.registry.require(room_id)
+        here = self.members.get(member)
+        # A connection already in this room (e.g. the host, unseated) keeps its identity.
+        kept = here.token if here is not None and here.room is room else None
+        token = kept or secrets.token_urlsafe(32)
+        outcome = await room.apply(lambda table: seating.join(table, token, member.name, wanted))
+        assert outcome is not None
+        # The connection leaves its previous room only once the seat is won: a refused join changes nothing.
+        await self.enter(member, room, hash_token(token), token)
+        return outcome.answer
+
+    async def resume(self, member: Member, room_id: str, token: str) -> JSON:
+        """`resume`: the token gives back the seat (and host rights) after a drop or a restart."""
+        room = await self.registry.require(room_id)
+        answer = seating.resume(room.table, token).answer
+        participant = hash_token(token)
+        for other, holder in list(room.members.items()):
+            if other is not member and holder == participant:
+                await self.enter(other, room, None, None)  # the newest connection holds the seat
+        await self.enter(member, room, participant, token)
+        return answer
+
+    async def watch(self, member: Member, room_id: str) -> JSON:
+        """`watch`: enter as a spectator."""
+        room = await self.registry.require(room_id)
+        await self.enter(member, room, None, None)
+        return seating.watch(room.table).answer
+
+    async def leave(self, member: Member) -> JSON:
+        """`leave`: give up the seat (a bot plays it after the start) and leave the room."""
+        here = self.current(member)
+        room = here.room
+        table = room.table
+        if facts.seat_of(table, here.participant) is not None or facts.is_host(table, here.participant):
+            await room.apply(lambda table: seating.leave(table, here.participant))
+        await self.depart(member)
+        return {"room_id": room.room_id}
+
+    async def add_bot(self, member: Member, wanted: int | None, kind: str | None) -> JSON:
+        """`add_bot` (host): a bot on an empty seat."""
+        here = self.current(member)
+        return await self._answer(here.room,
+                                  lambda table: seating.add_bot(table, here.participant, wanted, kind))
+
+    async def remove_bot(self, member: Member, seat: int) -> JSON:
+        """`remove_bot` (host): the seat becomes empty."""
+        here = self.current(member)
+        return await self._answer(here.room, lambda table: seating.remove_bot(table, here.participant, seat))
+
+    async def start(self, member: Member) -> JSON:
+        """`start` (host): bots fill the empty seats and the first deal is dealt."""
+        here = self.current(member)
+        secret = secrets.token_hex(16)
+        answer = await self._answer(here.room, lambda table: seating.start(table, here.participant, secret))
+        log.info("game started", extra={"fields": {"room": here.room.room_id}})
+        return answer
+
+    async def act(self, member: Member, action: str, claimed_seat: int | None) -> JSON:
+        """`act`: an action for the connection's own seat, through the same path as the bots."""
+        here = self.current(member)
+        room = here.room
+        seat = play.acting_seat(room.table, here.participant, claimed_seat)
+        try:
+            return await self._answer(room, lambda table: play.act(table, seat, action))
+        except errors.STALE:
+            # The client probably acted on an old view: send it the current one with the refusal.
+            self.outbox.send(room, member)
+            raise
+
+    async def ready(self, member: Member) -> JSON:
+        """`ready`: the next deal starts when every connected human is ready."""
+        here = self.current(member)
+        return await self._answer(here.room, lambda table: play.ready(table, here.participant))
+
+    async def end(self, member: Member) -> JSON:
+        """`end_game` (host): the session ends now."""
+        here = self.current(member)
+        return await self._answer(here.room, lambda table: play.end(table, here.participant))
+
+    async def hint(self, member: Member) -> JSON:
+        """`hint`: what the heuristic bot would play in the connection's seat now (logged)."""
+        here = self.current(member)
+        table = here.room.table
+        # The command is pure: the bot thinks off the event loop, and its answer is committed if the
+        # table has not moved meanwhile (else it is asked again, on the current table).
+        computed = await asyncio.to_thread(play.hint, table, here.participant)
+
+        def command(current: Table) -> Outcome:
+            return computed if current is table else play.hint(current, here.participant)
+
+        return await self._answer(here.room, command)
+
+    async def records(self, member: Member) -> JSON:
+        """`get_records`: the finished deals (from the live session; from the stored log when the live
+        copy may be behind the store)."""
+        room = self.current(member).room
+        if room.stale:  # the live copy may be behind the store
+            try:
+                await room.reload()
+            except Exception:
+                log.exception("room %s: reload failed", room.room_id)
+                raise errors.StoreUnavailable("the store does not answer: retry") from None
+        table = room.table
+        return {"room_id": room.room_id, "records": deal_records(table.session, table.hints)}
+
+    def send_state(self, member: Member) -> None:
+        """`get_state`: a fresh `state` push to the connection."""
+        self.outbox.send(self.current(member).room, member)
+
+    async def _answer(self, room: LiveRoom, command: Command) -> JSON:
+        outcome = await room.apply(command)
+        assert outcome is not None
+        return outcome.answer
+

@@ -1,0 +1,62 @@
+"""Presence and grace timers: when a seated player's connection is gone, the bot takes the seat over
+once the room's grace period ends (a `grace_expired` command, so everyone is told)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from ..table import TableError, facts, presence
+from .change import CommittedChange, RoomListener
+from .room import LiveRoom
+
+log = logging.getLogger("whist.rooms")
+
+
+class GraceTimers(RoomListener):
+    """Arms a timer per seat whose player departed (or was away when the room was loaded)."""
+
+    def __init__(self) -> None:
+        self._timers: dict[LiveRoom, list[asyncio.TimerHandle]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def committed(self, room: LiveRoom, change: CommittedChange) -> None:
+        """A seat left with no connection starts its grace period."""
+        seat = (change.presence or {}).get("departed")
+        if seat is not None and seat in room.table.presence.away_since:
+            self.arm(room, int(seat))
+
+    def opened(self, room: LiveRoom) -> None:
+        """Every human of a loaded room is away until they come back."""
+        for seat in room.table.presence.away_since:
+            self.arm(room, seat)
+
+    def closed(self, room: LiveRoom) -> None:
+        """Cancel the room's timers."""
+        for timer in self._timers.pop(room, []):
+            timer.cancel()
+
+    def arm(self, room: LiveRoom, seat: int) -> None:
+        """When the grace period ends, let the bot take the seat over (if the player is still away)."""
+        loop = asyncio.get_running_loop()
+        delay = room.table.options.grace_seconds + 0.01
+        timers = [timer for timer in self._timers.get(room, []) if timer.when() > loop.time()]
+        timers.append(loop.call_later(delay, self._expire, room, seat))
+        self._timers[room] = timers
+
+    def _expire(self, room: LiveRoom, seat: int) -> None:
+        if not facts.bot_playing(room.table, seat, time.monotonic()):
+            return
+        task = asyncio.get_running_loop().create_task(self._apply(room, seat))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _apply(self, room: LiveRoom, seat: int) -> None:
+        try:
+            outcome = await room.apply(lambda table: presence.grace_expired(table, seat, time.monotonic()))
+        except TableError as problem:
+            log.warning("room %s: grace timer: %s", room.room_id, problem.message)
+            return
+        if outcome is not None and outcome.events:
+            log.info("bot took over", extra={"fields": {"room": room.room_id, "seat": seat}})

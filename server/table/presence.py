@@ -1,0 +1,61 @@
+"""Presence commands: a connection arrives or departs, a grace period ends. Nothing here is stored."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .facts import bot_playing, connected, over, seat_of, started
+from .outcome import Outcome
+from .state import Presence, Table
+
+
+def arrive(table: Table, participant: str | None, now: float) -> Outcome:
+    """A connection enters; if a bot was playing its seat, the player is back (`player_returned`)."""
+    seat = seat_of(table, participant)
+    presence = table.presence
+    if seat is None or participant is None:
+        new = replace(table, presence=replace(presence, spectators=presence.spectators + 1))
+        return Outcome(new, stored=False, presence={"arrived": None})
+    # Asked before the connection counts: afterwards the seat is connected and no bot plays it.
+    was_bot = started(table) and bot_playing(table, seat, now)
+    connections = dict(presence.connections)
+    connections[participant] = connections.get(participant, 0) + 1
+    away = {s: t for s, t in presence.away_since.items() if s != seat}
+    new = replace(table, presence=Presence(connections, presence.spectators, away))
+    events = [{"type": "player_returned", "seat": seat}] if was_bot else []
+    return Outcome(new, events=events, stored=False, presence={"arrived": seat})
+
+
+def depart(table: Table, participant: str | None, now: float) -> Outcome:
+    """A connection leaves or drops; a seat left with no connection starts its grace period. A
+    connection counts as it arrived: under its participant if it held a seat then, else as a spectator
+    (its seat may have been given up meanwhile, by `leave`)."""
+    presence = table.presence
+    if participant is None or participant not in presence.connections:
+        new = replace(table, presence=replace(presence, spectators=max(0, presence.spectators - 1)))
+        return Outcome(new, stored=False, presence={"departed": None})
+    connections = dict(presence.connections)
+    left = connections[participant] - 1
+    if left > 0:
+        connections[participant] = left
+    else:
+        del connections[participant]
+    new = replace(table, presence=replace(presence, connections=connections))
+    seat = seat_of(table, participant)
+    if seat is not None and not connected(new, seat):
+        new = replace(new, presence=replace(new.presence, away_since={**presence.away_since, seat: now}))
+    return Outcome(new, stored=False, presence={"departed": seat})
+
+
+def away_from_start(table: Table, now: float) -> Table:
+    """A table just loaded from the store: every human is away until they come back (since now)."""
+    away = {seat: now for seat in range(4) if table.seats[seat].kind == "human"}
+    return replace(table, presence=Presence({}, 0, away))
+
+
+def grace_expired(table: Table, seat: int, now: float) -> Outcome:
+    """A seat's grace period is over: if its player is still away, the bot takes over."""
+    human = table.seats[seat].kind == "human"
+    if human and started(table) and not over(table) and bot_playing(table, seat, now):
+        return Outcome(table, events=[{"type": "bot_took_over", "seat": seat}], stored=False)
+    return Outcome(table, stored=False)

@@ -1,0 +1,215 @@
+"""The table's typed state: options, seats, host, presence and the session, and its stored form.
+
+A `Table` is immutable: every command of `server/table/commands.py` returns a new one. The live rules
+engine object (`Session`) is the one mutable part; commands that change it work on a fork
+(`fork_session`), so the table they were given never changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from ..rules import Session
+
+JSON = dict[str, Any]
+SEATS = (0, 1, 2, 3)
+SeatKind = Literal["human", "bot", "empty"]
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored hashed: the store never holds a usable token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat: who holds it. `participant` is the hash of the holder's token (humans only)."""
+
+    kind: SeatKind = "empty"
+    name: str | None = None
+    participant: str | None = None
+    bot: str | None = None  # a bot kind chosen for this seat (None: the room's bot)
+
+
+EMPTY_SEAT = Seat()
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What the host chose at creation; never changes afterwards."""
+
+    name: str
+    ruleset: str
+    house_rules: Mapping[str, Any]
+    listed: bool
+    bot: str
+    deals: int | None
+    target: int | None
+    grace_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Daily:
+    """A daily-challenge room: its day and its player's name (see server/challenge.py)."""
+
+    day: str
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Who is here now (never stored): live connections per participant, spectators, and since when
+    (monotonic seconds) each human seat's player has been away."""
+
+    connections: Mapping[str, int] = field(default_factory=dict)
+    spectators: int = 0
+    away_since: Mapping[int, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A hint given: the deal (0-based, thrown-in deals included), the seat, and the index in the
+    deal's actions of the action it was asked for."""
+
+    deal: int
+    seat: int
+    action_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table. Everything but `presence` and `version` is stored (see `to_stored`)."""
+
+    room_id: str
+    options: Options
+    created_at: float
+    host: str | None  # participant holding host rights
+    seats: tuple[Seat, Seat, Seat, Seat] = (EMPTY_SEAT, EMPTY_SEAT, EMPTY_SEAT, EMPTY_SEAT)
+    ready: frozenset[int] = frozenset()
+    ended: bool = False
+    daily: Daily | None = None
+    secret: str | None = None  # the session secret to start with (daily rooms), until the start
+    hints: tuple[Hint, ...] = ()
+    session: Session | None = None
+    presence: Presence = field(default_factory=Presence)
+    version: int = 0
+
+    def with_seat(self, seat: int, holder: Seat) -> Table:
+        """The table with `seat` held by `holder`."""
+        seats = list(self.seats)
+        seats[seat] = holder
+        return replace(self, seats=(seats[0], seats[1], seats[2], seats[3]))
+
+
+def fork_session(session: Session) -> Session:
+    """An independent copy of a session to apply a change to (the deal is cloned, the finished
+    deals' history is shared: it is only ever appended to)."""
+    twin = Session.__new__(Session)
+    twin.__dict__.update(session.__dict__)  # a shallow copy, without copy.copy's generic machinery
+    twin.balances = list(session.balances)
+    twin.history = list(session.history)
+    twin.deal = session.deal.clone()
+    return twin
+
+
+# ------------------------------------------------------------------------------------------- stored form
+
+
+def _seat_json(seat: Seat) -> JSON:
+    return {"kind": seat.kind, "name": seat.name, "participant": seat.participant, "bot": seat.bot}
+
+
+def _seat_from(data: Mapping[str, Any]) -> Seat:
+    return Seat(data["kind"], data.get("name"), data.get("participant"), data.get("bot"))
+
+
+def to_stored(table: Table) -> JSON:
+    """The table as the store keeps it (JSON). The session is kept as its settings only: its actions
+    live in the room's event log, so a write costs the same on the first deal and the last."""
+    state: JSON = {
+        "room_id": table.room_id,
+        "name": table.options.name,
+        "ruleset": table.options.ruleset,
+        "house_rules": dict(table.options.house_rules),
+        "listed": table.options.listed,
+        "bot": table.options.bot,
+        "session_length": {"deals": table.options.deals, "target": table.options.target},
+        "grace_seconds": table.options.grace_seconds,
+        "created_at": table.created_at,
+        "host": table.host,
+        "seats": [_seat_json(seat) for seat in table.seats],
+        "ready": sorted(table.ready),
+        "ended": table.ended,
+        "session": table.session.config() if table.session is not None else None,
+        "hints": [[hint.deal, hint.seat, hint.action_index] for hint in table.hints],
+    }
+    if table.daily is not None:
+        state["daily"] = {"day": table.daily.day, "player": table.daily.player}
+    if table.secret is not None:
+        state["session_secret"] = table.secret
+    return state
+
+
+def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[str, Any]]) -> Table:
+    """The table from its stored state and event log (the session rebuilt by replaying the log)."""
+    length = state["session_length"]
+    options = Options(
+        name=str(state["name"]), ruleset=str(state["ruleset"]), house_rules=dict(state["house_rules"]),
+        listed=bool(state["listed"]), bot=str(state["bot"]), deals=length.get("deals"),
+        target=length.get("target"), grace_seconds=float(state["grace_seconds"]),
+    )
+    seats = [_seat_from(seat) for seat in state["seats"]]
+    daily = state.get("daily")
+    session = session_from_log(log) if state.get("session") is not None else None
+    return Table(
+        room_id=str(state["room_id"]), options=options, created_at=float(state["created_at"]),
+        host=state.get("host"), seats=(seats[0], seats[1], seats[2], seats[3]),
+        ready=frozenset(int(seat) for seat in state.get("ready", [])), ended=bool(state.get("ended")),
+        daily=Daily(str(daily["day"]), str(daily["player"])) if daily else None,
+        secret=state.get("session_secret"),
+        hints=tuple(Hint(int(d), int(s), int(i)) for d, s, i in state.get("hints", [])),
+        session=session, version=version,
+    )
+
+
+def session_from_log(entries: Iterable[Mapping[str, Any]]) -> Session | None:
+    """The session as the room's event log leaves it: its settings, then every logged action replayed."""
+    session: Session | None = None
+    for entry in entries:
+        kind = entry.get("t")
+        if kind == "started":
+            session = Session.from_config(entry["config"])
+        elif session is None:
+            continue
+        elif kind == "act":
+            session.apply(int(entry["seat"]), str(entry["action"]))
+        elif kind == "next_deal":
+            session.next_deal()
+    return session
+
+
+def deal_records(session: Session | None, hints: Iterable[Hint]) -> list[JSON]:
+    """Every finished deal as a deal record; a deal on which hints were given lists them (`hints`)."""
+    if session is None:
+        return []
+    by_deal: dict[int, list[list[int]]] = {}
+    for hint in hints:
+        by_deal.setdefault(hint.deal, []).append([hint.seat, hint.action_index])
+    records = []
+    for number, item in enumerate(session.history):
+        record = dict(item["record"])
+        if number in by_deal:
+            record["hints"] = by_deal[number]
+        records.append(record)
+    return records
+
+
+def records_from_log(entries: Iterable[Mapping[str, Any]]) -> list[JSON]:
+    """Every finished deal of a room's event log, as deal records (replaying the logged actions)."""
+    listed = list(entries)
+    hints = [Hint(int(entry["deal"]), int(entry["seat"]), int(entry["action_index"]))
+             for entry in listed if entry.get("t") == "hint"]
+    return deal_records(session_from_log(listed), hints)

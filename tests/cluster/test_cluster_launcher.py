@@ -1,0 +1,168 @@
+"""The cluster launcher (server/cluster/): a private Redis, two replicas and HAProxy, through which
+HTTP and WebSocket reach the replicas; failures on purpose; the command line and its SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.bots import get_bot
+from server.client import WhistClient
+from server.cluster import Cluster, compose_config
+from server.cluster.processes import HAPROXY, http_json, pid_alive, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = get_bot("random")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """Two replicas (bots act at once) behind HAProxy, on a private Redis."""
+    with Cluster(replicas=2, server_args=["--bot-delay", "0", "--log-level", "warning"]) as running:
+        yield running
+
+
+def replicas_reached(cluster: Cluster, requests: int = 12) -> dict[str, int]:
+    """replica id -> pid, over a few /health requests through the balancer."""
+    seen: dict[str, int] = {}
+    for _ in range(requests):
+        status, report = http_json(cluster.url + "health")
+        assert status == 200, report
+        seen[report["replica"]] = report["pid"]
+    return seen
+
+
+def test_health_through_the_balancer_reaches_both_replicas(cluster: Cluster) -> None:
+    seen = replicas_reached(cluster)
+    assert seen == cluster.server_pids() and set(seen) == {"r1", "r2"}
+    for replica in cluster.replicas:
+        report = replica.health()
+        assert report["replica"] == replica.replica_id and report["pid"] == replica.pid
+        assert report["store"] == "redis" and report["status"] == "ok"
+    status = cluster.balancer_status()
+    assert set(status) == {"r1", "r2"} and all(value.startswith("UP") for value in status.values()), status
+
+
+def test_the_web_client_is_served_through_the_balancer(cluster: Cluster) -> None:
+    import urllib.request
+
+    with urllib.request.urlopen(cluster.url, timeout=10) as response:
+        assert response.status == 200 and b"<" in response.read(200)
+
+
+async def test_a_websocket_through_the_balancer_creates_a_room_and_plays_a_deal(cluster: Cluster) -> None:
+    async with await WhistClient.connect(cluster.ws_url, name="Alice", binary=True) as client:
+        room = await client.create_room("solo-whist", seat=0, session={"deals": 1}, bot="random")
+        assert room["room_id"] == client.room_id and client.seat == 0
+        await client.start()
+        final = await client.play_until_session_over(RANDOM, timeout=120)
+        assert final["session_over"] and final["played_deals"] == 1
+        records = await client.records()
+        assert records and all(record["ruleset"] == "solo-whist" for record in records)
+        assert client.view is not None and client.view["phase"] == "end"
+
+
+def test_a_killed_replica_leaves_the_balancer_and_comes_back_after_a_restart(cluster: Cluster) -> None:
+    old_pid = cluster.replicas[0].pid
+    assert old_pid is not None
+    cluster.kill_replica(0)
+    assert not pid_alive(old_pid) or not cluster.replicas[0].alive()
+    wait_until(lambda: cluster.balancer_status()["r1"].startswith("DOWN"), 30, "r1 marked down")
+    assert set(replicas_reached(cluster, 6)) == {"r2"}
+    report = cluster.restart_replica(0)
+    assert report["replica"] == "r1" and report["pid"] != old_pid
+    assert replicas_reached(cluster) == cluster.server_pids()
+
+
+def test_redis_stopped_and_started_again_keeps_the_replicas_serving(cluster: Cluster) -> None:
+    cluster.stop_redis()
+    # The replicas answer /health with 503 (degraded) and the balancer keeps them (both share the
+    # Redis), so clients get a clear answer rather than a balancer error page.
+    status, report = wait_until(lambda: _degraded(cluster), 30, "replicas see Redis gone")
+    assert status == 503 and report["status"] == "degraded"
+    cluster.start_redis()
+    wait_until(lambda: http_json(cluster.url + "health")[0] == 200, 30, "replicas see Redis back")
+    assert set(replicas_reached(cluster)) == {"r1", "r2"}
+
+
+def _degraded(cluster: Cluster) -> tuple[int, dict[str, object]] | None:
+    answer = http_json(cluster.url + "health")
+    return answer if answer[0] == 503 else None
+
+
+def test_the_rendered_configuration_is_valid_haproxy(cluster: Cluster) -> None:
+    checked = subprocess.run([HAPROXY, "-c", "-f", str(cluster.config_path)], capture_output=True,
+                             text=True, timeout=30, check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_compose_configuration_is_the_template_rendered() -> None:
+    committed = (ROOT / "deploy" / "haproxy.compose.cfg").read_text()
+    assert committed == compose_config(), "run: python -m server.cluster --write-compose-config " \
+                                          "deploy/haproxy.compose.cfg"
+    compose = (ROOT / "docker-compose.yml").read_text()
+    for service in ("server1:", "server2:", "server3:", "haproxy:", "--appendonly"):
+        assert service in compose
+    assert "./deploy/haproxy.compose.cfg:/usr/local/etc/haproxy/haproxy.cfg" in compose
+
+
+def _start_cli(*args: str) -> tuple[subprocess.Popen[str], str, dict[str, object]]:
+    process = subprocess.Popen([sys.executable, "-m", "server.cluster", "--port", "0", *args], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stderr is not None
+    line = process.stdout.readline().strip()
+    assert line.startswith("whist-cluster listening on http://127.0.0.1:"), line
+    described = json.loads(process.stderr.readline())
+    return process, line.rsplit(" ", 1)[1], described
+
+
+def _children(described: dict[str, object]) -> list[int]:
+    pids = described["pids"]
+    assert isinstance(pids, dict)
+    return [int(pid) for pid in pids.values()]
+
+
+def test_the_command_line_prints_the_url_and_sigterm_stops_everything() -> None:
+    process, url, described = _start_cli("--replicas", "2")
+    try:
+        children = _children(described)
+        assert len(children) == 4  # redis, two replicas, haproxy
+        assert all(pid_alive(pid) for pid in children)
+        status, report = http_json(url + "health")
+        assert status == 200 and report["replica"] in ("r1", "r2")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0
+        wait_until(lambda: not any(pid_alive(pid) for pid in children), 30, "children stopped")
+        assert not Path(str(described["logs"])).exists(), "the temporary directory is removed"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
+
+
+def test_children_die_with_a_killed_launcher() -> None:
+    process, _, described = _start_cli("--replicas", "1")
+    children = _children(described)
+    process.kill()
+    process.communicate(timeout=30)
+    try:
+        wait_until(lambda: not any(pid_alive(pid) for pid in children), 30, "orphans killed")
+    finally:
+        shutil.rmtree(str(described["logs"]), ignore_errors=True)  # nobody was left to remove it
+
+
+def test_a_cluster_on_an_outside_store_has_no_redis_of_its_own(redis_url: str, redis_cleanup: str) -> None:
+    with Cluster(replicas=1, store=f"{redis_url}?prefix={redis_cleanup}") as outside:
+        assert outside.redis is None and outside.store.endswith(f"?prefix={redis_cleanup}")
+        status, report = http_json(outside.url + "health")
+        assert status == 200 and report["replica"] == "r1" and report["store"] == "redis"
+        with pytest.raises(RuntimeError, match="outside store"):
+            outside.stop_redis()
+    assert not outside.replicas[0].alive()
