@@ -11,6 +11,7 @@ import { installLongPress } from "./legend.js";
 import { soundOn, setSound } from "./sound.js";
 import { legacyRulesetInfo } from "./rules_legacy.js";
 import { h, replace } from "./dom.js";
+import { dealMoment } from "./common.js";
 
 const NAME_KEY = "whist.name";
 
@@ -258,13 +259,13 @@ export const app = {
 
   /** "Hint": what the bot would do in our seat, computed by the server from our own view (issue 13). */
   async askHint() {
-    const version = this.room?.version;
+    const moment = dealMoment(this);
     try {
       const result = await this.conn.request("hint");
-      this.ui.hint = { version, action: result.action, bot: result.bot };
+      this.ui.hint = { moment, action: result.action, bot: result.bot };
     } catch (error) {
       const known = ["hints_off", "not_your_turn", "spectator_cannot_act", "unknown_type", "invalid_message"];
-      this.ui.hint = { version, error: known.includes(error.code) ? error.code : "other" };
+      this.ui.hint = { moment, error: known.includes(error.code) ? error.code : "other" };
     }
     render();
   },

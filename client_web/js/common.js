@@ -66,3 +66,20 @@ export function dailyScore(room) {
 export function explained(tag, key, attrs, ...children) {
   return h(tag, { ...attrs, title: t(`legend.${key}`), dataset: { ...(attrs.dataset || {}), legend: key } }, ...children);
 }
+
+/**
+ * Where the deal stands (deal, phase, calls, cards played, discards): a hint belongs to one moment of
+ * the deal, not to a room version (asking for a hint is itself logged, which moves the version on).
+ */
+export function dealMoment(app) {
+  const view = app.view;
+  if (!view) return null;
+  const played = (view.tricks || []).length * 4 + (view.trick?.cards?.length ?? 0);
+  return `${app.room?.deal_number}:${view.phase}:${(view.calls || []).length}:${played}:${(view.discards_made || []).length}`;
+}
+
+/** The hint shown now (null once the deal has moved on). */
+export function currentHint(app) {
+  const hint = app.ui.hint;
+  return hint && hint.moment === dealMoment(app) ? hint : null;
+}

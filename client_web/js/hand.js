@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { RED_SUITS, parseAction } from "./calls.js";
-import { mySeat, seatName } from "./common.js";
+import { mySeat, seatName, currentHint } from "./common.js";
 
 /** The cards the player may play or discard now, each with its action. */
 export function legalCards(view) {
@@ -34,7 +34,7 @@ export function handArea(app, { onRefused }) {
   // Dimmed only while someone else is to act (during your own call the cards rest as they are).
   const othersTurn = !(view.legal || []).length;
   const cards = view.hand;
-  const hinted = app.ui.hint?.version === app.room?.version ? app.ui.hint.action : null;
+  const hinted = currentHint(app)?.action ?? null;
   let focusCard = app.ui.handFocus;
   if (!cards.includes(focusCard) || (myTurn && !playable.has(focusCard))) {
     focusCard = myTurn ? cards.find((c) => playable.has(c)) : cards[0];

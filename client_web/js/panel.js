@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 import { h, replace } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { describeAction, parseAction, promptOf, verbLabel, cardText, SUIT_SYMBOL, RED_SUITS } from "./calls.js";
-import { mySeat } from "./common.js";
+import { mySeat, currentHint } from "./common.js";
 
 /** What the panel offers now. `toast` shows a short message. */
 export function actionPanel(app, { toast }) {
@@ -67,7 +67,7 @@ export function actionPanel(app, { toast }) {
 /** "Hint": what the bot would do in the player's seat (not in a daily challenge: hints are off there). */
 function hintRow(app) {
   if (app.room?.daily) return null;
-  const hint = app.ui.hint?.version === app.room?.version ? app.ui.hint : null;
+  const hint = currentHint(app);
   const note = hint?.action ? t("hint.says", { action: hintText(hint.action) })
     : hint?.error ? t(`hint.error.${hint.error}`) === `hint.error.${hint.error}` ? t("hint.error.other") : t(`hint.error.${hint.error}`)
       : "";
@@ -154,7 +154,7 @@ function callHelp(described) {
 function callButton(app, action, described, { compact = false, autofocus = false, showTricks = true, short = false } = {}) {
   const label = compact ? compactLabel(described) : described.title;
   const colour = described.suit && RED_SUITS.has(described.suit) ? "red" : "";
-  const hinted = app.ui.hint?.version === app.room?.version && app.ui.hint.action === action;
+  const hinted = currentHint(app)?.action === action;
   return h("button", {
     type: "button", class: `call ${described.verb === "pass" ? "pass" : ""} ${colour} ${described.suit ? `suit-${described.suit}` : ""} ${hinted ? "hinted" : ""}`,
     dataset: { action, key: `call:${action}`, autofocus: autofocus ? "" : null },
@@ -271,7 +271,7 @@ function trumpPrompt(app, legal) {
 
 function suitButton(app, action, autofocus) {
   const suit = parseAction(action).args[0];
-  const hinted = app.ui.hint?.version === app.room?.version && app.ui.hint.action === action;
+  const hinted = currentHint(app)?.action === action;
   return h("button", {
     type: "button", class: `suit-btn ${RED_SUITS.has(suit) ? "red" : ""} suit-${suit} ${hinted ? "hinted" : ""}`, disabled: app.pendingAction !== null,
     dataset: { action, key: `call:${action}`, autofocus: autofocus ? "" : null }, onclick: () => app.act(action),

@@ -164,7 +164,13 @@ def test_the_hint_highlights_what_the_bot_would_play(browser: Browser, server_ur
         """(choice) => { const conn = window.whistApp.conn; const real = conn.request.bind(conn);
              window.asked = [];
              conn.request = (type, fields) => { window.asked.push(type);
-               if (type === 'hint') return Promise.resolve({action: choice, bot: 'heuristic'});
+               // The server logs a hint, so a new state (a new room version) comes before the answer.
+               if (type === 'hint') {
+                 const app = window.whistApp;
+                 app.room = {...app.room, version: app.room.version + 1};
+                 app.rerender();
+                 return Promise.resolve({action: choice, bot: 'heuristic'});
+               }
                return real(type, fields); }; }""",
         choice,
     )
