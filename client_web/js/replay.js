@@ -76,7 +76,7 @@ export function renderReplay(app, root) {
   }
   if (index === replay.steps.length - 1 && replay.result) screen.append(resultBox(replay));
   screen.append(h("details", { class: "replay-calls" }, h("summary", {}, t("table.calls")),
-    step.calls.length ? h("ol", { class: "calls-log" }, step.calls.map(([seat, action]) =>
+    step.calls.length ? h("ol", { class: "calls-log", tabindex: "0", "aria-label": t("table.calls") }, step.calls.map(([seat, action]) =>
       h("li", {}, h("span", { class: "who" }, nameOf(replay, seat)), h("span", { class: "what" }, callLogText(action))))) : h("p", { class: "muted" }, t("table.calls.none"))));
   if (replay.list && replay.list.length > 1) screen.append(dealList(app, replay.list, replay.names));
   replace(root, screen);

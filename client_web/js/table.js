@@ -412,7 +412,8 @@ function exposedArea(app) {
 function sidebar(app) {
   const view = app.view;
   const room = app.room;
-  const callsList = h("ol", { class: "calls-log" });
+  // The log scrolls when long: it takes the focus so that the keyboard can scroll it too.
+  const callsList = h("ol", { class: "calls-log", tabindex: "0", "aria-label": t("table.calls") });
   for (const [seat, action] of view?.calls || []) {
     callsList.append(h("li", {}, h("span", { class: "who" }, seatName(app, seat)), h("span", { class: "what" }, callLogText(action))));
   }
