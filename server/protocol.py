@@ -337,14 +337,16 @@ class HouseRuleInfo(_Message):
 
 
 class RulesetInfo(_Message):
-    """One ruleset as `hello` describes it: its title and house rules."""
+    """One ruleset as `hello` describes it: its title, house rules and the deal's packets (clients
+    re-deal a finished deal from its seed with them: docs/deal-record.md, "Checking a deal by hand")."""
 
     title: str
     house_rules: list[HouseRuleInfo]
+    packets: list[int]
 
 
 def ruleset_info() -> dict[str, Any]:
-    """The `ruleset_info` of `hello`'s answer: ruleset name -> title and house rules, from the rules
+    """The `ruleset_info` of `hello`'s answer: ruleset name -> title, house rules and packets, from the rules
     engine's own summary (`Ruleset.describe()`)."""
     info: dict[str, Any] = {}
     for name in ruleset_names():
@@ -352,7 +354,8 @@ def ruleset_info() -> dict[str, Any]:
         rules = [HouseRuleInfo.model_validate({key: rule[key] for key in ("name", "default", "description",
                                                                            "choices")})
                  for rule in summary["house_rules"]]
-        info[name] = RulesetInfo(title=str(summary["title"]), house_rules=rules).model_dump()
+        info[name] = RulesetInfo(title=str(summary["title"]), house_rules=rules,
+                                 packets=summary["packets"]).model_dump()
     return info
 
 

@@ -195,10 +195,12 @@ class Ruleset(ABC):
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready metadata for clients (the server sends it in `hello`): name, title, house rules,
-        whether a card is turned up, and the action vocabulary."""
+        the deal's packets (so that a client can re-deal a deal from its seed), whether a card is turned
+        up, and the action vocabulary."""
         return {
             "name": self.name,
             "title": self.title,
+            "packets": list(self.packets),
             "house_rules": [
                 {"name": rule.name, "default": rule.default, "description": rule.description,
                  "choices": list(rule.choices)}

@@ -122,3 +122,12 @@ def test_describe_gives_the_lobby_its_metadata(ruleset: str) -> None:
     for rule in described["house_rules"]:
         assert set(rule) == {"name", "default", "description", "choices"} and rule["description"]
     assert set(described["vocabulary"]) == set(rules.vocabulary)
+    # The packets let a client re-deal a finished deal from its seed (docs/deal-record.md).
+    assert described["packets"] == list(rules.packets) and sum(described["packets"]) * 4 == 52
+
+
+@pytest.mark.parametrize(("make", "verb"), [(couleur, "renew"), (club, "maintain")])
+def test_a_renewal_names_the_suit_of_the_lapsed_proposal(make: Any, verb: str) -> None:
+    deal = make([(0, "propose H"), *passes(1, 2, 3)])
+    info = info_of(deal, 0)
+    assert info[verb]["suit"] == "H" and info[verb]["tricks"] == 8 and info[verb]["commitment"] == "partner"

@@ -170,9 +170,11 @@ class BelgianRuleset(Ruleset):
 
     def adjust_action_info(self, deal: DealInProgress, seat: int, action: ParsedAction,
                            info: dict[str, Any]) -> dict[str, Any]:
-        """The bouche-trou naming trump commits the trou's team."""
+        """The bouche-trou naming trump commits the trou's team; a renewal names the suit it renews."""
         if action.verb == "trump" and deal.contract is None:
             info["commitment"] = "team"
+        if action.verb == self.renewal_verb and isinstance(deal.auction, BelgianAuction):
+            info["suit"] = deal.auction.lapsed_suit(seat)
         return super().adjust_action_info(deal, seat, action, info)
 
     @staticmethod
@@ -272,6 +274,11 @@ class BelgianAuction:
     def _top_key(self, seat: int | None = None) -> tuple[int, int]:
         top = self._top(seat)
         return top.key if top is not None else (-1, -1)
+
+    def lapsed_suit(self, seat: int) -> str | None:
+        """The suit of `seat`'s lapsed proposal (the one it may renew), or None."""
+        lapsed = self._lapsed(seat)
+        return lapsed.suit if lapsed is not None else None
 
     def _lapsed(self, seat: int | None) -> Call | None:
         """The proposal of `seat` if it is its turn and nobody accepted it: it has lapsed (D6)."""
