@@ -9,9 +9,9 @@ import { renderRoom, announceEvents, toast, sweepTrick } from "./table.js";
 import { renderReplay } from "./replay.js";
 import { installLongPress } from "./legend.js";
 import { soundOn, setSound } from "./sound.js";
-import { legacyRulesetInfo } from "./rules_legacy.js";
 import { h, replace } from "./dom.js";
 import { dealMoment } from "./common.js";
+import { canVerify, verifyDeal } from "./fair.js";
 
 const NAME_KEY = "whist.name";
 
@@ -35,6 +35,9 @@ export const app = {
   name: storageGet(NAME_KEY) || "",
   server: { rulesets: [], bots: [], rulesetInfo: {} },
   replay: null, // the replay viewer, when open: {steps, result, record, index, list, names, bottom}
+  // Provably fair deals: the commitment each deal started with ("room:deal" -> hex), and the check of
+  // each finished deal ("room:deal" -> {state: "checking" | "done" | "unavailable", verified, failed, late}).
+  fair: { kept: new Map(), checks: new Map() },
   rooms: [],
   roomsLoaded: false,
   leaderboard: null,
@@ -335,6 +338,7 @@ function onPush(message) {
     app.view = message.view;
     if (app.pendingAction && message.room.version !== app.pendingVersion) app.pendingAction = null;
     noteTrickCompletion(before, app.view);
+    noteFairness(message.room, message.view);
     if (app.room && app.ui.readySent !== null && app.room.deal_number !== app.ui.readySent) app.ui.readySent = null;
     render();
   } else if (message.type === "events") {
@@ -344,6 +348,35 @@ function onPush(message) {
     app.roomsLoaded = true;
     if (!app.roomId) render();
   }
+}
+
+/**
+ * Keep the seed commitment a deal starts with (never the one shown at its end), and check the deal once
+ * it has ended and its seed is shown (docs/deal-record.md, "Checking a deal by hand").
+ */
+function noteFairness(room, view) {
+  if (!room || !view || !view.seed_commitment) return;
+  const key = `${room.room_id}:${room.deal_number}`;
+  if (view.phase !== "end") {
+    if (!app.fair.kept.has(key)) app.fair.kept.set(key, view.seed_commitment);
+    return;
+  }
+  if (app.fair.checks.has(key) || typeof view.seed !== "string") return;
+  // A page that first sees a deal at its end (a late spectator) checks against the commitment shown then.
+  const late = !app.fair.kept.has(key);
+  const commitment = late ? view.seed_commitment : app.fair.kept.get(key);
+  if (!canVerify()) {
+    app.fair.checks.set(key, { state: "unavailable", late });
+    return;
+  }
+  app.fair.checks.set(key, { state: "checking", late });
+  const packets = app.server.rulesetInfo?.[room.ruleset]?.packets;
+  verifyDeal({ commitment, seed: view.seed, dealt: view.dealt, dealer: view.dealer, turnUp: view.turn_up, packets })
+    .catch(() => ({ verified: false, failed: "missing" }))
+    .then((outcome) => {
+      app.fair.checks.set(key, { state: "done", late, commitment, seed: view.seed, ...outcome });
+      render();
+    });
 }
 
 /** Keep a just-completed trick on the table for a moment, so that its last card can be seen. */
@@ -399,10 +432,6 @@ async function onOpen() {
     const described = Object.fromEntries(listed.filter((item) => item && typeof item === "object").map((item) => [item.name, item]));
     const metadata = hello.ruleset_info || (Object.keys(described).length ? described : null);
     if (metadata) app.server.rulesetInfo = metadata;
-  }
-  if (!Object.keys(app.server.rulesetInfo).length) {
-    // The server does not describe its house rules: use the copy shipped with the page (rules_legacy.js).
-    app.server.rulesetInfo = await legacyRulesetInfo();
   }
   if (hello) serverKnown();
   if (app.roomId) await app.reattach();

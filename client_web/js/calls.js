@@ -1,9 +1,10 @@
 // What each action of the deal-record vocabulary means on screen: its words, the tricks it commits
-// to, and whether it is a rare call kept behind the "More calls" button. The tricks, the commitment and
-// rare-or-not come from the server (`view.legal_info`) when it sends them, else from rules_legacy.js.
+// to, and whether it is a rare call kept behind the "More calls" button. The page holds no rule table:
+// the tricks, the commitment, the suit, rare-or-not and the prompt come from the server's
+// `view.legal_info` (aligned with `view.legal`); an action that is not legal now (a hint, the calls log)
+// is shown from its own words only.
 
 import { t } from "./i18n.js";
-import { legacyActionInfo } from "./rules_legacy.js";
 
 export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣", NT: "SA" };
 export const RED_SUITS = new Set(["H", "D"]);
@@ -35,17 +36,17 @@ export function describeAction(action, context = {}) {
   let title = verbLabel(verb);
   let suit = null;
   let tricks = info.tricks ?? null;
-  let mode = info.commitment || "alone";
+  const mode = info.commitment || "alone";
   const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
   const suits = args.filter((a) => /^(S|H|D|C|NT)$/.test(a));
   if (suits.length) suit = suits[0];
+  else if (info.suit) suit = info.suit; // a renewal names no suit: the server says which one
   switch (verb) {
     case "solo":
     case "abondance":
       title = `${verbLabel(verb)} ${numbers.join(" ")}${suit ? " " + suitText(suit) : ""}`.trim();
       break;
     case "accept":
-      if (tricks === null) mode = "atleast";
       title = `${verbLabel(verb)} ${suitText(suit)}${tricks !== null ? " " + tricks : ""}`;
       break;
     case "raise":
@@ -55,11 +56,9 @@ export function describeAction(action, context = {}) {
       title = `${verbLabel(verb)} ${suitText(suit)}`;
       break;
     case "renew":
-    case "maintain": {
-      const proposed = context.myProposal?.();
-      if (proposed) { suit = proposed; title = `${verbLabel(verb)} ${suitText(proposed)}`; }
+    case "maintain":
+      if (suit) title = `${verbLabel(verb)} ${suitText(suit)}`;
       break;
-    }
     case "grand-chelem":
     case "petit-chelem":
       title = `${verbLabel(verb)} ${suit === "NT" ? t("suit.NT") : suitText(suit)}`;
@@ -83,21 +82,20 @@ export function describeAction(action, context = {}) {
     else if (tricks === 0) tricksText = t("call.tricks.zero");
     else if (tricks === 1) tricksText = t("call.tricks.one");
     else tricksText = t("call.tricks", { n: tricks });
-  } else if (mode === "atleast") {
-    tricksText = t("call.tricks.atleast", { n: 8 });
   }
   let tricksShort = "";
   if (verb !== "pass" && tricks !== null && tricks !== undefined) {
     tricksShort = tricks === 0 ? t("call.tricks.zero") : tricks === 1 ? t("call.tricks.one") : t("call.tricks", { n: tricks });
   }
-  const modeText = mode === "partner" || mode === "atleast" ? t("call.mode.partner") : mode === "team" ? t("call.mode.team") : "";
+  const modeText = mode === "partner" ? t("call.mode.partner") : mode === "team" ? t("call.mode.team") : "";
   const compact = verb === "accept" ? `${suitText(suit)}${tricks !== null ? " " + tricks : ""}` : null;
   return { verb, args, rare: Boolean(info.rare), prompt: info.prompt, title, suit, tricks, tricksText, tricksShort, modeText, compact };
 }
 
 /**
- * The server's facts about a legal action (`view.legal_info`, aligned with `view.legal`) when it sends
- * them, else the old tables' guess: `{tricks, commitment, rare, prompt}`.
+ * The server's facts about a legal action (`view.legal_info`, aligned with `view.legal`):
+ * `{verb, suit, level, tricks, commitment, rare, prompt}`. An action the view does not list (a hint
+ * shown later, a call in the log) has none of them: it is shown from its own words.
  */
 export function actionInfo(action, context = {}) {
   const view = context.view;
@@ -106,7 +104,8 @@ export function actionInfo(action, context = {}) {
     const info = index >= 0 ? view.legal_info[index] : null;
     if (info && info.action === action) return info;
   }
-  return legacyActionInfo(action, context);
+  const { verb } = parseAction(action);
+  return { action, verb, suit: null, level: null, tricks: null, commitment: null, rare: false, prompt: null };
 }
 
 /** Which prompt the player's legal actions need: "call", "trump", "discard", "card" (or null). */

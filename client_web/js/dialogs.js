@@ -166,7 +166,29 @@ function summaryDialog(app, over) {
       h("span", { class: "who" }, seatName(app, seat)), handText(cards),
       view.discards?.[String(seat)] ? h("small", { class: "muted" }, ` (${t("end.discard")}: ${rankText(view.discards[String(seat)][0])}${SUIT_SYMBOL[view.discards[String(seat)][1]]})`) : null))));
   }
+  const fair = fairnessNote(app);
+  if (fair) body.append(fair);
   return modal("summary", over ? t("final.title") : t("end.title"), body);
+}
+
+/**
+ * Whether the deal verified: the seed matches the commitment shown when the deal started, and it deals
+ * exactly the hands above (fair.js); with a link to how anyone can check it by hand.
+ */
+function fairnessNote(app) {
+  const room = app.room;
+  const check = app.fair.checks.get(`${room.room_id}:${room.deal_number}`);
+  if (!check) return null;
+  const verdict = check.state !== "done" ? check.state : check.verified ? "verified" : "not-verified";
+  let text;
+  if (verdict === "verified") text = t(check.late ? "fair.verified.late" : "fair.verified");
+  else if (verdict === "not-verified") text = `${t("fair.failed")} ${t(`fair.failed.${check.failed}`)}`;
+  else text = t(`fair.${verdict}`);
+  const how = new URLSearchParams({ seed: check.seed ?? app.view.seed ?? "", commitment: check.commitment ?? "" });
+  return h("p", { class: `fairness ${verdict}`, role: "status", dataset: { fair: verdict } },
+    h("span", { class: "fair-mark", "aria-hidden": "true" }, verdict === "verified" ? "✓ " : verdict === "not-verified" ? "✗ " : ""),
+    h("span", { class: "fair-text" }, text), " ",
+    h("a", { href: `fair.html#${how}`, target: "_blank", rel: "noopener", dataset: { key: "fair-how" } }, t("fair.how")));
 }
 
 function finalDialog(app) {

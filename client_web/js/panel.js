@@ -121,27 +121,9 @@ export function copyLinkButton(app, toast) {
 
 // ------------------------------------------------------------------------------------------ calls
 
+/** What describing a legal action needs: the view, whose `legal_info` says what each action means. */
 function callContext(app) {
-  const view = app.view;
-  return {
-    view,
-    myProposal() {
-      const seat = mySeat(app);
-      let suit = null;
-      for (const [s, action] of view.calls || []) {
-        const { verb, args } = parseAction(action);
-        if (s === seat && verb === "propose") suit = args[0];
-      }
-      return suit;
-    },
-    /** `accept S` takes the lowest level allowed; the higher ones are listed as `accept S N`. */
-    acceptLevel(suit) {
-      const higher = (view.legal || []).map(parseAction)
-        .filter(({ verb, args }) => verb === "accept" && args[0] === suit && args.length > 1)
-        .map(({ args }) => Number(args[1]));
-      return higher.length ? Math.min(...higher) - 1 : 13;
-    },
-  };
+  return { view: app.view };
 }
 
 /** A sentence that says what a call means ("Accept ♣ 8": join the proposer as a team for 8 tricks). */
@@ -284,8 +266,8 @@ function boucheTrouPrompt(app, legal) {
   const context = callContext(app);
   const trumps = legal.filter((a) => describeAction(a, context).prompt === "trump");
   const others = legal.filter((a) => !trumps.includes(a));
-  const highest = app.view.auction?.highest;
-  const target = highest && highest.kind === "trou" ? highest.level : 9;
+  // The tricks the trou's team commits to, as the server says of naming trump now.
+  const target = describeAction(trumps[0], context).tricks ?? "";
   return h("div", { class: "prompt bouche-prompt", role: "group", "aria-labelledby": "bouche-title" },
     h("h3", { id: "bouche-title" }, t("prompt.bouche.title")),
     h("p", {}, t("prompt.bouche.help", { n: target })),
