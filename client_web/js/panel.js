@@ -4,7 +4,7 @@
 import { t } from "./i18n.js";
 import { h, replace } from "./dom.js";
 import { cardFace } from "./cards.js";
-import { describeAction, parseAction, promptOf, verbLabel, cardText, SUIT_SYMBOL, RED_SUITS } from "./calls.js";
+import { actionInfo, describeAction, parseAction, promptOf, verbLabel, cardText, SUIT_SYMBOL, RED_SUITS } from "./calls.js";
 import { mySeat, currentHint } from "./common.js";
 
 /** What the panel offers now. `toast` shows a short message. */
@@ -267,7 +267,7 @@ function boucheTrouPrompt(app, legal) {
   const trumps = legal.filter((a) => describeAction(a, context).prompt === "trump");
   const others = legal.filter((a) => !trumps.includes(a));
   // The tricks the trou's team commits to, as the server says of naming trump now.
-  const target = describeAction(trumps[0], context).tricks ?? "";
+  const target = actionInfo(trumps[0], context).tricks ?? "";
   return h("div", { class: "prompt bouche-prompt", role: "group", "aria-labelledby": "bouche-title" },
     h("h3", { id: "bouche-title" }, t("prompt.bouche.title")),
     h("p", {}, t("prompt.bouche.help", { n: target })),
