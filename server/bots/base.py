@@ -8,6 +8,7 @@ action in any process: bots may use randomness only from `random.Random(derived 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import random
 from collections.abc import Callable, Mapping
@@ -63,6 +64,20 @@ def get_bot(name: str) -> Bot:
     if name not in _FACTORIES:
         raise BotError(f"unknown bot {name!r}; known: {', '.join(sorted(_FACTORIES))}")
     return _FACTORIES[name]()
+
+
+def load_bot(spec: str) -> Bot:
+    """A bot by registered name, or by `package.module:ClassName` (a bot kept out of the registry,
+    such as the benchmark's oracle): the class is imported and called with no arguments."""
+    if ":" not in spec:
+        return get_bot(spec)
+    module_name, _, class_name = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as error:
+        raise BotError(f"cannot load bot {spec!r}: {error}") from error
+    bot: Bot = factory()
+    return bot
 
 
 def bot_names() -> list[str]:
