@@ -39,7 +39,8 @@ def test_every_expert_action_is_legal_over_many_deals(ruleset: str) -> None:
             searched += 1
 
     for i in range(10):
-        lineup = ("expert", "heuristic", "expert", "heuristic") if i % 3 else ("random", "expert", "expert", "expert")
+        lineup = ("expert", "heuristic", "expert", "heuristic") if i % 3 else (
+            "random", "expert", "expert", "expert")
         deal = decision_points(ruleset, f"expert-legal:{i}", i % 4, lineup, check)
         assert deal.finished
     assert searched > 10  # the search itself was exercised, not only its fallback
@@ -110,8 +111,8 @@ def test_the_oracle_plays_the_card_the_search_proves_best_on_the_true_hands() ->
             seat = min(deal.to_act())
             view = deal.view(seat)
             contract = deal.contract
-            if (contract is not None and view["phase"] == "play" and len(view["legal"]) > 1
-                    and len(contract.declarers) == 1 and contract.level >= 2 and max(view["hand_counts"]) <= 3):
+            late = view["phase"] == "play" and len(view["legal"]) > 1 and max(view["hand_counts"]) <= 3
+            if contract is not None and late and len(contract.declarers) == 1 and contract.level >= 2:
                 action = oracle.decide(frozen_copy(view), f"{seed}:{seat}", 20.0)
                 side_a = tuple(s in contract.declarers for s in range(4))
                 hands = [to_mask(h) for h in deal.hands]
@@ -122,7 +123,8 @@ def test_the_oracle_plays_the_card_the_search_proves_best_on_the_true_hands() ->
                     bit = card_bit(legal[5:])
                     after = list(hands)
                     after[seat] ^= 1 << bit
-                    outcomes[legal] = Solver(contract.trump, side_a, side_a).value(after, leader, [*played, bit])
+                    solver = Solver(contract.trump, side_a, side_a)
+                    outcomes[legal] = solver.value(after, leader, [*played, bit])
                 best = max(outcomes.values()) if side_a[seat] else min(outcomes.values())
                 assert outcomes[action] == best
                 checked += 1
