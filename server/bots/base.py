@@ -53,6 +53,18 @@ class RandomBot:
 
 _FACTORIES: dict[str, Callable[[], Bot]] = {"random": RandomBot}
 
+#: One line per bot level for players (the web client shows it beside the level), in English and French.
+BOT_LEVELS: dict[str, dict[str, str]] = {
+    "random": {"en": "Beginner: plays any legal card at random; for learning the rules.",
+               "fr": "Débutant : joue une carte permise au hasard ; pour apprendre les règles."},
+    "heuristic": {"en": "Club player: bids by counting its tricks and plays by the classic rules of thumb.",
+                  "fr": "Joueur de club : annonce en comptant ses levées et joue selon les règles d'usage."},
+    "expert": {"en": "Expert: reads the bidding and the cards played, imagines the hidden hands and "
+                     "calculates the last tricks exactly.",
+               "fr": "Expert : lit les annonces et les cartes jouées, imagine les mains cachées et "
+                     "calcule exactement les dernières levées."},
+}
+
 
 def register_bot(name: str, factory: Callable[[], Bot]) -> None:
     """Make a bot available by name."""

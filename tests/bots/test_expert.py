@@ -132,3 +132,11 @@ def test_the_oracle_plays_the_card_the_search_proves_best_on_the_true_hands() ->
                 action = bots[lineup[seat]].decide(view, f"{seed}:{seat}", 20.0)
             deal.apply(seat, action)
     assert checked > 10
+
+
+def test_every_registered_bot_has_a_one_line_explanation_for_players() -> None:
+    from server.bots import BOT_LEVELS, bot_names
+
+    assert set(BOT_LEVELS) == set(bot_names())
+    for texts in BOT_LEVELS.values():
+        assert set(texts) == {"en", "fr"} and all(0 < len(t) <= 120 and "\n" not in t for t in texts.values())
