@@ -10,5 +10,6 @@ register_bot("expert", ExpertBot)
 
 __all__ = [
     "BOT_LEVELS", "Bot", "BotError", "ExpertBot", "HeuristicBot", "Knowledge", "RandomBot", "SampledDeal",
-    "bot_names", "consistent_deals", "get_bot", "load_bot", "rebuild_deal", "register_bot", "sample_hidden_hands",
+    "bot_names", "consistent_deals", "get_bot", "load_bot", "rebuild_deal", "register_bot",
+    "sample_hidden_hands",
 ]
