@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from bots_helpers import RULESETS, decision_points, frozen_copy, iter_views
-from test_no_peeking import HIDDEN_KEYS, SealedView
+from test_no_peeking import HIDDEN_KEYS, SealedView, _alternative_deal
 
 from server.bots import ExpertBot, get_bot, load_bot
 from server.bots.expert import EXACT_TRICKS
@@ -94,6 +94,26 @@ def test_the_expert_decides_from_a_sealed_copy_of_the_view_exactly_as_from_the_v
         assert not sealed.read & HIDDEN_KEYS
         count += 1
     assert count > 30
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_changing_the_other_seats_hidden_cards_does_not_change_the_experts_decision(ruleset: str) -> None:
+    bot = get_bot("expert")
+    compared = changed_cards = 0
+    for n, point in enumerate(iter_views(ruleset, 4, ("heuristic",) * 4, "expert-peek")):
+        view = point.view
+        late = view["phase"] == "play" and max(view["hand_counts"]) <= EXACT_TRICKS and len(view["legal"]) > 1
+        if not late and view["phase"] != "auction":
+            continue
+        decision = bot.decide(frozen_copy(view), "peek", 20.0)
+        alternative = _alternative_deal(point, f"expert-peek:{n}")
+        if alternative is None or alternative.view(point.seat) != view:
+            continue  # the history is not legal with those cards, or a public fact changed
+        if any(alternative.hands[s] != point.hands[s] for s in range(4) if s != point.seat):
+            changed_cards += 1
+        assert bot.decide(frozen_copy(alternative.view(point.seat)), "peek", 20.0) == decision
+        compared += 1
+    assert compared > 10 and changed_cards > 5
 
 
 def test_the_oracle_plays_the_card_the_search_proves_best_on_the_true_hands() -> None:
