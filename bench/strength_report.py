@@ -31,7 +31,8 @@ def _ci(figure: dict[str, float]) -> str:
 def markdown(summaries: dict[str, Any]) -> str:
     """The strength tables of docs/bots.md."""
     lines = ["| ruleset | mode | deals | tables | expert, points per deal and seat "
-             "| expert - heuristic (95% CI) | expert CPU p50 / p99 |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+             "| expert - heuristic (95% CI) | expert CPU p50 / p99 |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for ruleset in RULESETS:
         for mode in ("2v2", "1v3"):
             s = summaries.get(f"{ruleset}-expert-heuristic-{mode}")
