@@ -20,11 +20,14 @@ def house_rules_shown(page: Page, ruleset: str) -> dict[str, str]:
     """Choose `ruleset` in the form; returns each house rule's control id and the explanation shown."""
     page.check(f"input[name=ruleset][value={ruleset}]")
     shown: dict[str, str] = page.evaluate(
-        """() => Object.fromEntries([...document.querySelectorAll('.create .house-rules .house-rule')].map(row => {
-             const control = row.querySelector('[id^="hr-"]');
-             const help = row.querySelector('small.help');
-             return [control.id.slice(3), help ? help.textContent : ''];
-           }))"""
+        """() => {
+             const rows = [...document.querySelectorAll('.create .house-rules .house-rule')];
+             return Object.fromEntries(rows.map(row => {
+               const control = row.querySelector('[id^="hr-"]');
+               const help = row.querySelector('small.help');
+               return [control.id.slice(3), help ? help.textContent : ''];
+             }));
+           }"""
     )
     return shown
 
