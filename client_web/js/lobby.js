@@ -25,6 +25,11 @@ function lobbyKey(app) {
   return `${app.server.rulesets.join(",")}|${Object.keys(app.server.rulesetInfo || {}).join(",")}|${app.server.bots.join(",")}`;
 }
 
+/** A ruleset's name in the page's language, else the title the server gives it (a ruleset new to the page). */
+function rulesetTitle(app, name) {
+  return has(`rules.${name}`) ? t(`rules.${name}`) : app.server.rulesetInfo?.[name]?.title || name;
+}
+
 /** The default ruleset of a new game: whist à la couleur when the server has it. */
 function defaultRuleset(rulesets) {
   return rulesets.includes("couleur") ? "couleur" : rulesets[0] || null;
@@ -70,8 +75,8 @@ function buildLobby(app) {
         onchange: () => { form.ruleset = name; form.houseRules = {}; fillHouseRules(app, houseRulesBox); },
       }),
       h("span", { class: "choice-text" },
-        h("strong", {}, t(`rules.${name}`)),
-        h("small", {}, t(`rules.desc.${name}`))))));
+        h("strong", {}, rulesetTitle(app, name)),
+        has(`rules.desc.${name}`) ? h("small", {}, t(`rules.desc.${name}`)) : null))));
   fillHouseRules(app, houseRulesBox);
 
   const lengthChoice = (value, label, extra) => h("label", { class: "choice inline" },
@@ -120,7 +125,7 @@ function buildLobby(app) {
   const quickSelect = h("select", {
     id: "quick-ruleset", dataset: { key: "quick-ruleset" }, "aria-label": t("lobby.quick.rules"),
     onchange: (event) => { app.ui.quickRuleset = event.target.value; },
-  }, rulesets.map((name) => h("option", { value: name, selected: app.ui.quickRuleset === name }, t(`rules.${name}`))));
+  }, rulesets.map((name) => h("option", { value: name, selected: app.ui.quickRuleset === name }, rulesetTitle(app, name))));
   const quick = (event) => {
     event.preventDefault();
     if (nameInput.value.trim() && nameInput.value.trim() !== app.name) app.saveName(nameInput.value);

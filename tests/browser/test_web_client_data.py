@@ -54,7 +54,9 @@ def test_the_create_room_form_offers_every_ruleset_with_the_engines_house_rules(
     context.close()
 
 
-def test_a_house_rule_that_hello_describes_appears_in_the_form(browser: Browser, server_url: str) -> None:
+def test_a_house_rule_and_a_ruleset_that_hello_describes_appear_in_the_form(
+    browser: Browser, server_url: str
+) -> None:
     """Change `hello`'s answer on its way to the page: the form follows it, so it reads no copy of its own."""
     invented: dict[str, Any] = {"name": "invented_rule", "default": 3, "choices": [3, 7],
                                 "description": "A house rule invented by this test."}
@@ -67,6 +69,8 @@ def test_a_house_rule_that_hello_describes_appears_in_the_form(browser: Browser,
         if not info:
             return message
         info["whist"]["house_rules"].append(invented)
+        data["result"]["rulesets"].append("invented-rules")
+        info["invented-rules"] = {"title": "Invented Whist", "house_rules": [], "packets": [13]}
         return json.dumps(data)
 
     def route(ws: WebSocketRoute) -> None:
@@ -83,4 +87,8 @@ def test_a_house_rule_that_hello_describes_appears_in_the_form(browser: Browser,
     assert shown["invented_rule"] == invented["description"]
     options = page.eval_on_selector_all("#hr-invented_rule option", "els => els.map(e => e.textContent)")
     assert options == ["3", "7"]
+    # A ruleset the page has no words for is offered under the title the server gives it.
+    assert "Invented Whist" in page.inner_text(".create .ruleset-choices")
+    assert house_rules_shown(page, "invented-rules") == {}
+    assert "no house rules" in page.inner_text(".create .house-rules")
     context.close()
