@@ -12,6 +12,7 @@ import contextlib
 import gc
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .app import Limits, WhistServer
+from .coord import new_process_id, open_coordination
 from .http import DEFAULT_STATIC_DIR
 from .store import open_store
 
@@ -73,10 +75,16 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     """Listen, announce, and wait for SIGTERM/SIGINT."""
     log = logging.getLogger("whist.main")
     store = open_store(args.store)
+    # Owner leases, fan-out and presence shared with every process on the same store (Redis); the
+    # in-memory twins with the memory store (one process).
+    process_id = new_process_id(args.replica_id)
+    coordination = open_coordination(args.store, process_id,
+                                     info={"pid": os.getpid(), "replica": args.replica_id})
     server = WhistServer(store, bot_delay=args.bot_delay, static_dir=args.static_dir,
                          limits=Limits(args.rate_limit, 2 * args.rate_limit),
                          compression=None if args.compression == "none" else args.compression,
-                         daily_secret=args.daily_secret, replica_id=args.replica_id)
+                         daily_secret=args.daily_secret, replica_id=args.replica_id,
+                         coordination=coordination)
     host, port = await server.start(args.host, args.port)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.

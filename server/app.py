@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from . import protocol
 from .bots import bot_names
 from .challenge import DailyChallenge
+from .coord import Coordination
 from .http import DEFAULT_STATIC_DIR, make_process_request
 from .live import Tables
 from .protocol import ProtocolError, RequestId
@@ -209,13 +210,15 @@ class WhistServer:
         compression: str | None = None,
         daily_secret: str | None = None,
         replica_id: str | None = None,
+        coordination: Coordination | None = None,
     ) -> None:
         self.store = store
         self.replica_id = replica_id  # which process this is among several on one store (/health)
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
-        self.tables = Tables(store, bot_delay)
+        # Shared with the other processes on the same store (default: this process alone owns everything).
+        self.tables = Tables(store, bot_delay, coordination=coordination)
         self.daily = DailyChallenge(self.tables, store, daily_secret)  # None: env var, else the store's
         self.tables.listen(self.daily)
         self.static_dir = static_dir
@@ -320,11 +323,14 @@ class WhistServer:
 
         return {"status": "ok" if store_ok else "degraded", "rooms": len(self.tables.rooms),
                 "connections": len(self.connections), "store": self.store.kind,
-                "pid": os.getpid(), "replica": self.replica_id,
+                "pid": os.getpid(), "replica": self.replica_id, "process": self.tables.shared.process_id,
+                "owned_rooms": len(self.tables.shared.coord.leases.held),
                 "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
-        """Load the stored rooms and listen; returns the bound address (port 0 picks a free one)."""
+        """Join the other processes on the store, load the stored rooms and listen; returns the bound
+        address (port 0 picks a free one)."""
+        await self.tables.join_cluster()
         await self.tables.registry.load_all()
         self.server = await serve(
             self.handle,

@@ -8,7 +8,7 @@ import collections
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 from ..bots import Bot, BotError, get_bot
 from ..table import Outcome, Table, TableError, errors, facts, play
@@ -117,6 +117,8 @@ class BotDriver(RoomListener):
     def __init__(self, scheduler: BotScheduler, delay: float = 0.6) -> None:
         self.scheduler = scheduler
         self.delay = delay
+        # Whether this process runs the room's bots (several processes on one store: its owner only).
+        self.may_run: Callable[[LiveRoom], bool] = lambda room: True
         self._bots: dict[str, Bot] = {}
         self._tasks: dict[LiveRoom, asyncio.Task[None]] = {}
         self._retries: dict[LiveRoom, asyncio.TimerHandle] = {}
@@ -158,7 +160,7 @@ class BotDriver(RoomListener):
 
     def kick(self, room: LiveRoom) -> None:
         """Make sure the bot loop runs if a bot may have something to do."""
-        if self.busy(room) or facts.bot_work(room.table, time.monotonic()) is None:
+        if self.busy(room) or not self.may_run(room) or facts.bot_work(room.table, time.monotonic()) is None:
             return
         self._tasks[room] = asyncio.get_running_loop().create_task(self._loop(room))
 
@@ -166,7 +168,7 @@ class BotDriver(RoomListener):
         try:
             while True:
                 work = facts.bot_work(room.table, time.monotonic())
-                if work is None:
+                if work is None or not self.may_run(room):
                     return
                 await asyncio.sleep(self.delay)  # 0: let the other rooms and connections run
                 # Only a few bot steps run at once, whatever the number of tables, and none starts
