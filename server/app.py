@@ -323,8 +323,7 @@ class WhistServer:
 
         return {"status": "ok" if store_ok else "degraded", "rooms": len(self.tables.rooms),
                 "connections": len(self.connections), "store": self.store.kind,
-                "pid": os.getpid(), "replica": self.replica_id, "process": self.tables.shared.process_id,
-                "owned_rooms": len(self.tables.shared.coord.leases.held),
+                "pid": os.getpid(), "replica": self.replica_id,
                 "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
 
     async def start(self, host: str, port: int) -> tuple[str, int]:

@@ -139,7 +139,6 @@ class LiveRoom:
                                          facts.lobby_entry(table))
         except VersionConflictError as conflict:
             await self.reload()
-            self.announce_reload()
             raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
                                   "retry") from None
         except Exception as failure:

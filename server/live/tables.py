@@ -314,6 +314,7 @@ class Tables:
             try:
                 outcome = await room.apply(command)
             except errors.Conflict:
+                room.announce_reload()  # the connections here were behind too
                 if attempt == ATTEMPTS:
                     raise
                 continue

@@ -1,0 +1,266 @@
+"""Players of the cluster tests: a seat (or a spectator) that plays random legal actions through one
+address, reconnects with its seat token when its connection drops (a replica killed or restarted), and
+keeps every frame it received and every action the server accepted; and the checks of what they saw
+(hidden cards, every card played seen by every seat)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from redis.asyncio import Redis
+
+from server.client import ServerError, WhistClient
+from server.store.keys import Keys
+from server.store.redis import split_store_url
+
+JSON = dict[str, Any]
+CARD = re.compile(r"^(10|[2-9JQKA])[SHDC]$")
+# Refusals a player may get for an action chosen on a view that was already old, or while the store
+# is away: it waits for the next state (or a moment) and chooses again.
+RETRYABLE = frozenset({"not_your_turn", "illegal_action", "store_unavailable", "conflict", "deal_in_progress",
+                       "not_started"})
+DealKey = tuple[str, int]
+
+
+class Player:
+    """One seat's player (`token` given after `take_seat`), or a spectator (`seat` None)."""
+
+    def __init__(self, name: str, url: str, reconnect_url: str | None = None, seed: int = 0) -> None:
+        self.name = name
+        self.url = url
+        self.reconnect_url = reconnect_url or url
+        self.random = random.Random(seed)
+        self.client: WhistClient | None = None
+        self.room_id: str | None = None
+        self.token: str | None = None
+        self.seat: int | None = None
+        self.frames: list[list[JSON]] = []  # the frames of each connection, in order
+        self.accepted: list[tuple[int, int, str]] = []  # (deal number, seat, action) answered ok
+        self.refused: list[str] = []  # codes of refused actions
+        self.reconnects = 0
+
+    async def connect(self) -> WhistClient:
+        """A new connection (to `url` the first time, then to `reconnect_url`)."""
+        url = self.url if self.client is None else self.reconnect_url
+        client = await WhistClient.connect(url, name=self.name)
+        self.client = client
+        self.frames.append(client.received)
+        return client
+
+    async def take_seat(self, room_id: str, seat: int) -> None:
+        """Join `room_id` at `seat`."""
+        client = await self.connect()
+        await client.join(room_id, seat)
+        self.room_id, self.token, self.seat = room_id, client.token, seat
+
+    async def watch(self, room_id: str) -> None:
+        """Watch `room_id`."""
+        client = await self.connect()
+        await client.watch(room_id)
+        self.room_id = room_id
+
+    async def reconnect(self, timeout: float = 60.0) -> None:
+        """Connect again (through the balancer) and take the seat back with the token."""
+        assert self.room_id is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                client = await self.connect()
+                if self.token is not None:
+                    await client.resume(self.room_id, self.token)
+                else:
+                    await client.watch(self.room_id)
+                self.reconnects += 1
+                return
+            except (OSError, ConnectionError, ServerError, TimeoutError):
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.3)
+
+    @property
+    def room(self) -> JSON | None:
+        """The room facts of the latest state."""
+        return self.client.room if self.client is not None else None
+
+    def deals_played(self) -> int:
+        """Deals played to the end in the room, as this player last saw it."""
+        room = self.room
+        return int(room["played_deals"]) if room else 0
+
+    async def play(self, until: Any = None, timeout: float = 300.0) -> None:
+        """Play random legal actions (passing half the time in the auction) and `ready` between deals,
+        reconnecting when the connection drops, until the session is over or `until(self)` holds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.name}: the table did not finish in {timeout} s")
+            client = self.client
+            assert client is not None
+            try:
+                room = client.room
+                if room is not None and (room["session_over"] or (until is not None and until(self))):
+                    return
+                await self._step(client)
+            except (ConnectionError, OSError):
+                await self.reconnect()
+
+    async def _step(self, client: WhistClient) -> None:
+        view, room = client.view, client.room
+        if view is None or room is None or self.seat is None:
+            await self._wait_change(client)
+            return
+        if view["phase"] == "end":
+            if not room["seats"][self.seat]["ready"]:
+                with contextlib.suppress(ServerError):
+                    await client.ready()
+            await self._wait_change(client)
+            return
+        if not client.my_turn():
+            await self._wait_change(client)
+            return
+        legal = list(view["legal"])
+        action = "pass" if "pass" in legal and self.random.random() < 0.5 else self.random.choice(legal)
+        deal = int(room["deal_number"])
+        try:
+            await client.act(action)
+            self.accepted.append((deal, self.seat, action))
+        except ServerError as problem:
+            if problem.code not in RETRYABLE:
+                raise
+            self.refused.append(problem.code)
+            if problem.code == "store_unavailable":
+                await asyncio.sleep(0.2)
+                return
+        await self._wait_change(client, view)
+
+    @staticmethod
+    async def _wait_change(client: WhistClient, seen: JSON | None = None, timeout: float = 3.0) -> None:
+        """Until a new state arrives (or a moment passes: then the loop looks again)."""
+        state = client.state
+        with contextlib.suppress(TimeoutError):
+            await client.wait_for(lambda c: c.state is not state or (seen is not None and c.view is not seen),
+                                  timeout)
+        if client.closed.is_set():
+            raise ConnectionError("connection closed")
+
+    async def close(self) -> None:
+        """Close the connection."""
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.close()
+
+
+async def records_of(player: Player) -> dict[DealKey, JSON]:
+    """The room's finished deals, keyed as the leak check wants them."""
+    assert player.client is not None and player.room_id is not None
+    return {(player.room_id, number): record for number, record in enumerate(await player.client.records())}
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card named anywhere in a message (skipping players' names)."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        found.update(word for word in value.split() if CARD.match(word))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key != "name":
+                found |= cards_in(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            found |= cards_in(item)
+    return found
+
+
+def hidden_card_leaks(messages: Iterable[JSON], records: Mapping[DealKey, JSON]) -> tuple[int, list[str]]:
+    """The hidden-card check of the `ops` branch (tests/server/leak_check.py), mirrored: every `state`
+    and `events` frame one connection received, in order, names before its deal ended only the
+    recipient seat's own hand, the turn-up, played cards and exposed hands (a spectator: no hand).
+    Returns (frames checked, one line per leaked card)."""
+    seat: int | None = None
+    ended: set[DealKey] = set()
+    shown: dict[DealKey, set[str]] = {}
+    checked = 0
+    leaks: list[str] = []
+    for message in messages:
+        if message["type"] == "state":
+            seat = message["you"]["seat"]
+            key = (message["room_id"], message["room"]["deal_number"])
+            if message["view"] is not None and message["view"]["phase"] == "end":
+                ended.add(key)
+        elif message["type"] == "events":
+            key = (message["room_id"], message["deal_number"])
+        else:
+            continue
+        if key in ended or key not in records:
+            continue
+        record = records[key]
+        hands = [set(hand.split()) for hand in record["hands"]]
+        actions = [action.split() for _, action in record["actions"]]
+        played = {words[1] for words in actions if words[0] == "play" and len(words) > 1}
+        discards = {words[1] for words in actions if words[0] == "discard" and len(words) > 1}
+        turn_up = {record["turn_up"]} if record.get("turn_up") else set()
+        known = played | turn_up | shown.setdefault(key, set())
+        if seat is not None:
+            known |= hands[seat]
+        exposed = [(event["seat"], event["cards"]) for event in message.get("events", [])
+                   if event["type"] == "exposed"]
+        view = message.get("view") or {}
+        exposed += [(int(other), cards) for other, cards in (view.get("exposed") or {}).items()]
+        for other, cards in exposed:
+            if not set(cards) <= hands[other] - discards:
+                leaks.append(f"{key}: seat {seat} was shown {sorted(set(cards) - hands[other])} as seat "
+                             f"{other}'s exposed hand")
+            shown[key] |= set(cards) & (hands[other] - discards)
+        known |= shown[key]
+        leaks.extend(f"{key}: seat {seat} was sent {card} in a {message['type']} frame"
+                     for card in sorted(cards_in(message) - known))
+        checked += 1
+        if any(event["type"] in ("end", "thrown_in") for event in message.get("events", [])):
+            ended.add(key)
+    return checked, leaks
+
+
+def cards_seen(player: Player) -> list[tuple[str, int, int, str]]:
+    """Every card play this player was told of by `events` pushes: (room, deal, seat, card), in order
+    and without repeats (a reconnection may show the same trick again only through a `state`)."""
+    seen: list[tuple[str, int, int, str]] = []
+    for frames in player.frames:
+        for message in frames:
+            if message.get("type") == "events":
+                for event in message["events"]:
+                    if event["type"] == "card":
+                        item = (message["room_id"], message["deal_number"], event["seat"], event["card"])
+                        if item not in seen:
+                            seen.append(item)
+    return seen
+
+
+def cards_played(records: Mapping[DealKey, JSON]) -> list[tuple[str, int, int, str]]:
+    """Every card play of the records: (room, deal, seat, card), in order."""
+    return [(room_id, number, int(seat), action.split()[1])
+            for (room_id, number), record in sorted(records.items())
+            for seat, action in record["actions"] if action.startswith("play ")]
+
+
+def acted(records: Mapping[DealKey, JSON]) -> list[tuple[int, int, str]]:
+    """Every action of the records: (deal, seat, action)."""
+    return [(number, int(seat), action) for (_, number), record in sorted(records.items())
+            for seat, action in record["actions"]]
+
+
+async def owner_replica(store_url: str, room_id: str) -> str | None:
+    """The replica id of the process that holds the room's lease (process ids start with it)."""
+    clean, prefix = split_store_url(store_url)
+    redis = Redis.from_url(clean)
+    try:
+        owner = await redis.get(Keys(prefix).room_owner(room_id))
+    finally:
+        await redis.aclose()
+    text = owner.decode() if isinstance(owner, bytes) else owner
+    return str(text).split(":", 1)[0] if text else None
