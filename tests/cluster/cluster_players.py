@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from redis.asyncio import Redis
+from websockets.exceptions import WebSocketException
 
 from server.client import ServerError, WhistClient
 from server.store.keys import Keys
@@ -78,7 +79,8 @@ class Player:
                     await client.watch(self.room_id)
                 self.reconnects += 1
                 return
-            except (OSError, ConnectionError, ServerError, TimeoutError):
+            except (OSError, ConnectionError, ServerError, TimeoutError, WebSocketException):
+                # The balancer may still send to the dead replica (502) until its health check fails.
                 if time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.3)
@@ -107,7 +109,7 @@ class Player:
                 if room is not None and (room["session_over"] or (until is not None and until(self))):
                     return
                 await self._step(client)
-            except (ConnectionError, OSError):
+            except (ConnectionError, OSError, WebSocketException):
                 await self.reconnect()
 
     async def _step(self, client: WhistClient) -> None:

@@ -2,13 +2,15 @@
 cluster launcher: players of one room on different replicas, the owner killed, Redis stopped, two
 moves at once through two replicas, and a rolling restart while tables play.
 
-Every wait is a condition with a generous timeout (the machine is shared): nothing here asserts how
-fast anything happens."""
+Processes are started from the main thread only (a child started from another thread gets SIGKILL
+when that thread ends: see server/cluster/processes.py). Every wait is a condition with a generous
+timeout (the machine is shared): nothing here asserts how fast anything happens."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -24,15 +26,18 @@ from cluster_players import (
 
 from server.client import ServerError, WhistClient
 from server.cluster import Cluster
+from server.cluster.processes import wait_until
 from server.rules import ruleset_names
 
 REPLICAS = 3
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    """Three replicas (bots act at once) behind HAProxy, on a private Redis."""
-    with Cluster(replicas=REPLICAS, server_args=["--bot-delay", "0", "--log-level", "warning"]) as running:
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Three replicas (bots act at once) behind HAProxy, on a private Redis; the processes' logs are
+    kept in pytest's temporary directory."""
+    with Cluster(replicas=REPLICAS, server_args=["--bot-delay", "0", "--log-level", "warning"],
+                 directory=tmp_path_factory.mktemp("cluster")) as running:
         yield running
 
 
@@ -112,7 +117,8 @@ async def test_players_of_one_room_on_different_replicas_play_whole_deals_in_eve
 async def test_the_owner_killed_mid_deal_the_deal_completes_for_everyone(cluster: Cluster) -> None:
     # Three humans through the balancer and a bot: the bot plays only where the room's owner is, so the
     # deal completes only if another replica takes the room over.
-    players, spectator = await open_table(cluster, "solo-whist", [cluster.ws_url] * 3, cluster.ws_url, 7, deals=3)
+    players, spectator = await open_table(cluster, "solo-whist", [cluster.ws_url] * 3, cluster.ws_url, 7,
+                                          deals=3)
     room_id = players[0].room_id
     assert room_id is not None
     playing = [asyncio.create_task(player.play(timeout=400)) for player in players]
@@ -131,7 +137,8 @@ async def test_the_owner_killed_mid_deal_the_deal_completes_for_everyone(cluster
         for task in playing:
             task.cancel()
         await close_all(*players, spectator)
-        await asyncio.to_thread(cluster.restart_replica, index)
+        # From this (the main) thread: a child started from another thread dies when that thread ends.
+        cluster.restart_replica(index)
 
 
 async def test_redis_stopped_and_restarted_mid_deal_the_deal_completes(cluster: Cluster) -> None:
@@ -151,7 +158,7 @@ async def test_redis_stopped_and_restarted_mid_deal_the_deal_completes(cluster: 
         assert caught.value.code == "store_unavailable"
         assert not probe.closed.is_set()
     finally:
-        await asyncio.to_thread(cluster.start_redis)
+        cluster.start_redis()  # from the main thread (see above); the players wait meanwhile
     try:
         await asyncio.gather(*playing)
         records = await records_of(players[0])
@@ -216,3 +223,60 @@ async def race(here: WhistClient, there: WhistClient) -> None:
     await here.wait_for(lambda c: version(c) == before + 1, 30)
     await there.wait_for(lambda c: version(c) == before + 1, 30)
     assert here.view == there.view, "both see the same state"
+
+
+def test_a_rolling_restart_of_every_replica_while_tables_play_stops_no_table(cluster: Cluster) -> None:
+    tables = 3
+    progress: dict[str, int] = {}  # room -> the latest version any of its players saw
+    stop = threading.Event()
+    failures: list[BaseException] = []
+    finished: list[tuple[list[Player], dict[tuple[str, int], dict[str, object]]]] = []
+
+    async def play_tables() -> None:
+        opened = [await open_table(cluster, ruleset, [cluster.ws_url] * 4, cluster.ws_url, 20 + number,
+                                   deals=100)
+                  for number, ruleset in enumerate(ruleset_names()[:tables])]
+
+        def note(player: Player) -> bool:
+            room = player.room
+            if room is not None and player.room_id is not None:
+                progress[player.room_id] = max(progress.get(player.room_id, 0), int(room["version"]))
+            return stop.is_set()
+
+        await asyncio.gather(*(player.play(until=note, timeout=900)
+                               for players, _ in opened for player in players))
+        for players, spectator in opened:
+            finished.append((players, await records_of(players[0])))
+            await close_all(*players, spectator)
+
+    def run() -> None:
+        try:
+            asyncio.run(play_tables())
+        except BaseException as problem:
+            failures.append(problem)
+
+    # The players run in a thread of their own, so that they play on while this (main) thread
+    # restarts the replicas one at a time.
+    thread = threading.Thread(target=run, name="players")
+    thread.start()
+    try:
+        wait_until(lambda: failures or (len(progress) == tables and all(progress.values())), 120,
+                   "every table playing")
+        for index in range(REPLICAS):
+            before = dict(progress)
+            cluster.restart_replica(index)
+            wait_until(lambda seen=before: failures or all(progress[room] > seen[room] for room in seen),
+                       180, f"every table moves on after the restart of replica {index + 1}")
+            assert not failures, failures
+    finally:
+        stop.set()
+        thread.join(300)
+    assert not failures, failures
+    assert not thread.is_alive()
+    for players, records in finished:
+        done = len(records)
+        recorded = collections.Counter(acted(records))
+        accepted = collections.Counter(action for player in players for action in player.accepted
+                                       if action[0] < done)
+        assert not accepted - recorded, "an accepted action is missing from the records, or was applied twice"
+        assert sum(player.reconnects for player in players) >= 1, "the restarts dropped no connection"
