@@ -3,14 +3,16 @@ FROM python:3.11-slim
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
+# server/rules/data and server/client_web are links to seeds/ and client_web/: the build copies the
+# files they point to into the installed package, so the image needs no path or variable of its own.
 COPY server ./server
 COPY seeds ./seeds
 COPY client_web ./client_web
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir . && rm -rf /app/server /app/seeds /app/client_web
 
 EXPOSE 8765
 # Listen on every interface inside the container; the store comes from WHIST_STORE.
-ENV WHIST_STORE=memory:// \
-    WHIST_SEEDS_DIR=/app/seeds
-CMD ["sh", "-c", "exec whist-server --host 0.0.0.0 --port 8765 --store \"$WHIST_STORE\" --static-dir /app/client_web --replica-id \"${WHIST_REPLICA_ID:-$(hostname)}\""]
+ENV WHIST_STORE=memory://
+# The web client is package data: no --static-dir (the copies under /app are removed above).
+CMD ["sh", "-c", "exec whist-server --host 0.0.0.0 --port 8765 --store \"$WHIST_STORE\" --replica-id \"${WHIST_REPLICA_ID:-$(hostname)}\""]
 HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8765/health', timeout=2).status == 200 else 1)"

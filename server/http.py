@@ -19,7 +19,8 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 WS_PATH = "/ws"
-DEFAULT_STATIC_DIR = Path(__file__).resolve().parent.parent / "client_web"
+#: The web client, shipped in the package (in the source tree a link to the top-level client_web/).
+DEFAULT_STATIC_DIR = Path(__file__).resolve().parent / "client_web"
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, cache: str = "no-cache") -> Response:

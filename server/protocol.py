@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, get_args
 import msgpack  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .rules import get_ruleset, ruleset_names
+
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 64 * 1024
 
@@ -336,23 +338,14 @@ class RulesetInfo(_Message):
 
 def ruleset_info() -> dict[str, Any]:
     """The `ruleset_info` of `hello`'s answer: ruleset name -> title and house rules, from the rules
-    engine's public API."""
-    from .rules import get_ruleset, ruleset_names
-
+    engine's own summary (`Ruleset.describe()`)."""
     info: dict[str, Any] = {}
     for name in ruleset_names():
-        ruleset = get_ruleset(name)
-        described = getattr(ruleset, "describe", None)  # the engine's own summary, where it has one
-        if callable(described):
-            summary = described()
-            title, rules = summary["title"], [HouseRuleInfo.model_validate(
-                {key: rule[key] for key in ("name", "default", "description", "choices")})
-                for rule in summary["house_rules"]]
-        else:
-            title = ruleset.data.get("ruleset", {}).get("title", name)
-            rules = [HouseRuleInfo(name=rule.name, default=rule.default, description=rule.description,
-                                   choices=list(rule.choices)) for rule in ruleset.house_rules.values()]
-        info[name] = RulesetInfo(title=str(title), house_rules=rules).model_dump()
+        summary = get_ruleset(name).describe()
+        rules = [HouseRuleInfo.model_validate({key: rule[key] for key in ("name", "default", "description",
+                                                                           "choices")})
+                 for rule in summary["house_rules"]]
+        info[name] = RulesetInfo(title=str(summary["title"]), house_rules=rules).model_dump()
     return info
 
 

@@ -335,7 +335,8 @@ def rebuild_deal(view: View, sample: SampledDeal) -> Deal:
     actions += plays
     try:
         deal = Deal(str(view["ruleset"]), dealt, int(view["dealer"]), view.get("turn_up"),
-                    view.get("house_rules") or {}, multiplier=int(view.get("multiplier") or 1))
+                    view.get("house_rules") or {}, multiplier=int(view.get("multiplier") or 1),
+                    seed_commitment=view.get("seed_commitment"))
         for actor, action in actions:
             deal.apply(actor, action)
     except RulesError as error:

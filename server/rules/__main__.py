@@ -1,4 +1,8 @@
-"""`python -m server.rules replay FILE [--view SEAT] [--at N]`: replay a deal record."""
+"""`python -m server.rules replay FILE [--view SEAT] [--at N]`: replay a deal record.
+
+`python -m server.rules verify FILE`: check a finished deal's seed against its commitment and re-deal
+the hands from it (docs/deal-record.md "Checking a deal by hand"); exit status 0 when it verifies.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import sys
 
 from .errors import MalformedRecord
 from .record import RecordError, load_record, replay
+from .verify import verify_record
 
 
 def _parse_seat(text: str) -> int | None:
@@ -28,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
                                help="print the view of SEAT (0-3 or spectator) instead of the result")
     replay_parser.add_argument("--at", type=int, metavar="N", default=None,
                                help="with --view: the view after the first N actions")
+    verify_parser = commands.add_parser("verify", help="check the seed against its commitment and the hands")
+    verify_parser.add_argument("file", help="the record (JSON) of a finished deal; - reads standard input")
     args = parser.parse_args(argv)
-    if args.at is not None and args.at < 0:
+    if args.command == "replay" and args.at is not None and args.at < 0:
         parser.error("--at N takes a number of actions, 0 or more")
 
     try:
@@ -42,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"error": "malformed_record", "action_index": None,
                           "reason": f"cannot read {args.file}: {error.strerror}"}))
         return 1
+    if args.command == "verify":
+        return _verify(text)
     try:
         record = load_record(text)
         deal = replay(record, args.at if "view" in args else None)
@@ -54,6 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     output = deal.view(args.view) if "view" in args else deal.result()
     print(json.dumps(output))
     return 0
+
+
+def _verify(text: str) -> int:
+    try:
+        record = load_record(text)
+    except RecordError as error:
+        print(json.dumps({"verified": False, "failed": "record", "reason": error.reason}))
+        return 1
+    outcome = verify_record(record)
+    print(json.dumps(outcome))
+    return 0 if outcome["verified"] else 1
 
 
 if __name__ == "__main__":

@@ -9,44 +9,23 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 from functools import cache
 from itertools import combinations
 from typing import Any
 
 from .actions import ParsedAction, parse_action
-from .cards import FULL_DECK, SUIT_NAMES, is_card, rank_of, sort_hand
+from .cards import FULL_DECK, SUIT_NAMES, is_card, sort_hand
 from .deck import deal_from_seed
 from .errors import IllegalAction, MalformedAction, MalformedRecord
-from .ruleset import Auction, Contract, Event, Ruleset, get_ruleset, score_groups
+from .fair import seed_commitment as commit_to
+from .play import Phase, Trick, trick_winner
+from .registry import as_ruleset
+from .ruleset import Auction, Contract, Event, Ruleset, score_groups
+from .views import seat_view
+
+__all__ = ["SEATS", "Deal", "Phase", "Trick"]
 
 SEATS = (0, 1, 2, 3)
-
-
-class Phase(StrEnum):
-    """The stages of a deal, in order (a stage may be skipped)."""
-
-    AUCTION = "auction"
-    TRUMP = "trump"
-    DISCARD = "discard"
-    PLAY = "play"
-    END = "end"
-
-
-class Trick:
-    """A trick: who led it, the cards in the order played, and (when complete) who won it."""
-
-    __slots__ = ("cards", "leader", "winner")
-
-    def __init__(self, leader: int) -> None:
-        self.leader = leader
-        self.cards: list[tuple[int, str]] = []
-        self.winner: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The trick as JSON-ready data."""
-        cards = [[seat, card] for seat, card in self.cards]
-        return {"leader": self.leader, "cards": cards, "winner": self.winner}
 
 
 @cache
@@ -72,8 +51,9 @@ class Deal:
         *,
         seed: str | None = None,
         multiplier: int = 1,
+        seed_commitment: str | None = None,
     ) -> None:
-        self.ruleset = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        self.ruleset = as_ruleset(ruleset)
         self.house_rules = self.ruleset.resolve_house_rules(house_rules)
         _check_deal(hands, dealer, turn_up, self.ruleset.has_turn_up(self.house_rules))
         self.dealer = dealer
@@ -82,6 +62,8 @@ class Deal:
         self.hands: list[set[str]] = [set(hand) for hand in hands]
         self.turn_up = turn_up
         self.seed = seed  # never part of a view before the deal ends
+        # Public from the start (fair.py); given alone when the seed is still secret (a record mid-deal).
+        self.seed_commitment = commit_to(seed) if seed is not None else seed_commitment
         self.multiplier = multiplier
         self.log: list[tuple[int, str]] = []
         self.calls: list[tuple[int, str]] = []  # the public part of the log: calls and trump naming
@@ -109,7 +91,7 @@ class Deal:
         multiplier: int = 1,
     ) -> Deal:
         """Shuffle and deal with `seed` (see `deck.py`) and start the auction."""
-        rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        rules = as_ruleset(ruleset)
         resolved = rules.resolve_house_rules(house_rules)
         hands, last_card = deal_from_seed(seed, dealer, rules.packets)
         turn_up = last_card if rules.has_turn_up(resolved) else None
@@ -169,8 +151,6 @@ class Deal:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` may see (None: a spectator). Computed in `views.py`, the one place for it."""
-        from .views import seat_view
-
         return seat_view(self, seat)
 
     def result(self) -> dict[str, Any]:
@@ -253,6 +233,8 @@ class Deal:
             record["turn_up"] = self.turn_up
         if self.multiplier != 1:
             record["multiplier"] = self.multiplier
+        if self.seed_commitment is not None:
+            record["seed_commitment"] = self.seed_commitment
         if self.seed is not None and self.finished:
             record["seed"] = self.seed
         record["actions"] = [[seat, action] for seat, action in self.log]
@@ -368,7 +350,7 @@ class Deal:
     def _complete_trick(self, events: list[Event]) -> None:
         assert self.trick is not None and self.contract is not None
         trick = self.trick
-        winner = _trick_winner(trick.cards, self.contract.trump)
+        winner = trick_winner(trick.cards, self.contract.trump)
         trick.winner = winner
         self.tricks.append(trick)
         self.tricks_won[winner] += 1
@@ -376,7 +358,7 @@ class Deal:
         if len(self.tricks) == 1 and self.contract.expose == "after_trick1":
             self._expose(events)
         remaining = self.total_tricks - len(self.tricks)
-        if remaining == 0 or self._points_settled(remaining):
+        if remaining == 0 or (not self.ruleset.plays_out(self.contract) and self._points_settled(remaining)):
             self._finish(events)
         else:
             self.trick = Trick(winner)
@@ -422,18 +404,6 @@ def _clone_auction(auction: Auction, deal: Deal, twin: Deal) -> Auction:
                 memo[id(item)] = item
     copied: Auction = copy.deepcopy(auction, memo)
     return copied
-
-
-def _trick_winner(cards: Sequence[tuple[int, str]], trump: str | None) -> int:
-    """The highest trump wins, else the highest card of the suit led."""
-    best_seat, best_card = cards[0]
-    for seat, card in cards[1:]:
-        if card[1] == best_card[1]:
-            if rank_of(card) > rank_of(best_card):
-                best_seat, best_card = seat, card
-        elif card[1] == trump:  # the best card so far is not a trump
-            best_seat, best_card = seat, card
-    return best_seat
 
 
 def _check_deal(

@@ -9,10 +9,12 @@ from typing import Any
 from .deal import Deal
 from .deck import deal_from_seed
 from .errors import IllegalAction, MalformedAction, MalformedRecord, RulesError
-from .ruleset import get_ruleset
+from .fair import seed_commitment
+from .registry import get_ruleset
 
 _KNOWN_KEYS = {
     "ruleset", "house_rules", "dealer", "hands", "turn_up", "actions", "multiplier", "doubled", "seed",
+    "seed_commitment", "hints",
 }
 
 
@@ -46,16 +48,23 @@ def deal_from_record(record: Mapping[str, Any]) -> tuple[Deal, list[Any]]:
     if not isinstance(actions, list):
         raise MalformedRecord("'actions' must be a list of [seat, action] pairs")
     try:
+        seed, commitment = record.get("seed"), record.get("seed_commitment")
         deal = Deal(ruleset, hands, record["dealer"], record.get("turn_up"), house_rules,
-                    seed=record.get("seed"), multiplier=multiplier)
+                    seed=seed if isinstance(seed, str) else None, multiplier=multiplier,
+                    seed_commitment=commitment if isinstance(commitment, str) else None)
     except MalformedRecord:
         raise
     except RulesError as error:
         raise MalformedRecord(error.reason) from None
     seed = record.get("seed")
+    commitment = record.get("seed_commitment")
+    if commitment is not None and not isinstance(commitment, str):
+        raise MalformedRecord("'seed_commitment' must be a string (hex SHA-256 of the seed)")
     if seed is not None:
         if not isinstance(seed, str):
             raise MalformedRecord("'seed' must be a string")
+        if commitment is not None and seed_commitment(seed) != commitment.lower():
+            raise MalformedRecord("the seed does not match 'seed_commitment' (sha256 of the seed)")
         dealt, last_card = deal_from_seed(seed, record["dealer"], ruleset.packets)
         if [sorted(h) for h in dealt] != [sorted(h) for h in hands]:
             raise MalformedRecord("the hands are not the ones the seed deals")

@@ -1,8 +1,10 @@
-"""The ruleset interface: data from `seeds/` plus a few hooks, found by name through one registry.
+"""The ruleset interface: data from `seeds/` plus a few hooks. `registry.py` lists the rulesets by name.
 
 A ruleset supplies its vocabulary, its auction (a small state machine of its own), the trump choices
-after the auction, and its scoring. Everything else (dealing, trick play, exposure, early stop,
-views, records) is common and lives in `deal.py` and `views.py`.
+after the auction, its scoring, and what a client needs to show each action (`action_info`).
+Everything else (dealing, trick play, exposure, early stop, views, records) is common and lives in
+`deal.py` and `views.py`. This module imports no other part of the engine above `actions.py`: the
+deal reaches the hooks through the `DealFacts` protocol, so that the imports point one way.
 """
 
 from __future__ import annotations
@@ -10,16 +12,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-from .actions import COMMON_VOCABULARY, Arg, ParsedAction
+from .actions import COMMON_VOCABULARY, Arg, ParsedAction, parse_action
 from .errors import RulesError
 from .seeds import load_seed
 
-if TYPE_CHECKING:
-    from .deal import Deal
-
 Event = dict[str, Any]
+
+#: The UI control that offers an action (`legal_info[i]["prompt"]`), by verb; other verbs are calls.
+PROMPTS = {"play": "card", "discard": "discard", "trump": "trump"}
+#: Whose tricks a call commits to (`legal_info[i]["commitment"]`).
+COMMITMENTS = ("alone", "partner", "team")
 
 
 class HouseRuleError(RulesError):
@@ -77,6 +81,54 @@ class Contract:
         )
 
 
+class DealFacts(Protocol):
+    """What the ruleset hooks read of a deal (`Deal` provides it; nothing here imports `deal.py`)."""
+
+    @property
+    def dealt(self) -> tuple[tuple[str, ...], ...]:
+        """The four hands as dealt, seat 0 first."""
+
+    @property
+    def dealer(self) -> int:
+        """The dealer's seat."""
+
+    @property
+    def eldest(self) -> int:
+        """The seat left of the dealer."""
+
+    @property
+    def turn_up(self) -> str | None:
+        """The dealer's turned-up last card, where the ruleset turns one up."""
+
+    @property
+    def house_rules(self) -> Mapping[str, Any]:
+        """The resolved house rules of the deal."""
+
+
+class DealInProgress(DealFacts, Protocol):
+    """A deal under way, as `action_info` reads it: its facts plus the auction and the contract."""
+
+    @property
+    def auction(self) -> Auction:
+        """The deal's auction (finished once the contract is known)."""
+
+    @property
+    def contract(self) -> Contract | None:
+        """The contract, once the auction has closed."""
+
+
+class FinishedDeal(Protocol):
+    """What `points_problem` reads of a finished deal."""
+
+    @property
+    def points(self) -> list[int] | None:
+        """Each seat's points, once the deal is over."""
+
+    @property
+    def contract(self) -> Contract | None:
+        """The contract played, if any."""
+
+
 class Auction(Protocol):
     """The ruleset-specific auction of one deal. It never mutates state when it raises."""
 
@@ -104,13 +156,20 @@ class Auction(Protocol):
 
 
 class Ruleset(ABC):
-    """Base class of the three rulesets. Subclasses set class data and implement the hooks."""
+    """Base class of the rulesets. Subclasses set class data and implement the hooks.
+
+    The data file `seeds/<name>.toml` gives the deal's packets, the house rules, the `[actions]` table
+    (per verb: `commitment`, `rare`, `tricks`, read by `action_info`) and each ruleset's own figures.
+    """
 
     name: ClassVar[str]
     extra_vocabulary: ClassVar[Mapping[str, tuple[Arg, ...]]] = {}
 
     def __init__(self) -> None:
         self.data: dict[str, Any] = load_seed(self.name)
+        self.title: str = str(self.data.get("ruleset", {}).get("title", self.name))
+        self.action_data: dict[str, dict[str, Any]] = dict(self.data.get("actions", {}))
+        self._action_info_cache: dict[str, tuple[ParsedAction, dict[str, Any]]] = {}
         self.packets: tuple[int, ...] = tuple(self.data["deal"]["packets"])
         self.vocabulary: dict[str, tuple[Arg, ...]] = {**COMMON_VOCABULARY, **self.extra_vocabulary}
         self.house_rules: dict[str, HouseRule] = {
@@ -134,21 +193,100 @@ class Ruleset(ABC):
             resolved[key] = self.house_rules[key].validate(value)
         return resolved
 
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready metadata for clients (the server sends it in `hello`): name, title, house rules,
+        whether a card is turned up, and the action vocabulary."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "house_rules": [
+                {"name": rule.name, "default": rule.default, "description": rule.description,
+                 "choices": list(rule.choices)}
+                for rule in self.house_rules.values()
+            ],
+            "turn_up": bool(self.data["deal"].get("turn_up", False)),
+            "zero_sum": self.zero_sum,
+            "vocabulary": {verb: [kind.value for kind in kinds]
+                           for verb, kinds in sorted(self.vocabulary.items())},
+        }
+
+    def action_info(self, deal: DealInProgress, seat: int, action: str) -> dict[str, Any]:
+        """What a client needs to show a legal `action` (docs/deal-record.md, "legal_info").
+
+        `suit` and `level` come from the action's own arguments (a card's suit for a card; "NT" for no
+        trump); `commitment`, `rare` and a fixed `tricks` from the `[actions]` table of the data file;
+        otherwise `tricks` is the level written in the action, or what `implied_tricks` says.
+        """
+        cached = self._action_info_cache.get(action)
+        if cached is None:  # what does not depend on the moment, once per spelling (views ask often)
+            cached = self._action_info_cache[action] = self._fixed_action_info(action)
+        parsed, fixed = cached
+        info = dict(fixed)
+        if info["tricks"] is None and info["prompt"] in ("call", "trump") and parsed.verb != "pass":
+            info["tricks"] = self.implied_tricks(deal, seat, parsed)
+        return self.adjust_action_info(deal, seat, parsed, info)
+
+    def _fixed_action_info(self, action: str) -> tuple[ParsedAction, dict[str, Any]]:
+        parsed = parse_action(action, self.vocabulary)
+        spec = self.action_data.get(parsed.verb, {})
+        suit: str | None = None
+        level: int | None = None
+        for kind, arg in zip(self.vocabulary[parsed.verb], parsed.args, strict=True):
+            if kind is Arg.CARD and isinstance(arg, str):
+                suit = arg[1]
+            elif kind in (Arg.SUIT, Arg.SUIT_OR_NT) and suit is None:
+                suit = "NT" if arg is None else str(arg)
+            elif kind in (Arg.LEVEL, Arg.OPTIONAL_LEVEL) and isinstance(arg, int):
+                level = arg
+        prompt = PROMPTS.get(parsed.verb, "call")
+        committing = prompt == "call" or parsed.verb == "trump"
+        info = {"action": parsed.text, "verb": parsed.verb, "suit": suit, "level": level,
+                "tricks": spec.get("tricks", level) if committing else None,
+                "commitment": spec.get("commitment") if committing else None,
+                "rare": bool(spec.get("rare", False)), "prompt": prompt}
+        return parsed, info
+
+    def implied_tricks(self, deal: DealInProgress, seat: int, action: ParsedAction) -> int | None:
+        """The tricks a call commits to when neither the data file nor the action gives them.
+
+        By default, naming trump after the auction commits to the contract's level.
+        """
+        if action.verb == "trump" and deal.contract is not None:
+            return deal.contract.level
+        return None
+
+    def adjust_action_info(self, deal: DealInProgress, seat: int, action: ParsedAction,
+                           info: dict[str, Any]) -> dict[str, Any]:
+        """A last word on `action_info` for facts that depend on the moment; by default naming trump
+        after the auction is for the contract's declarers: alone, or as a team."""
+        if action.verb == "trump" and deal.contract is not None and info["commitment"] is None:
+            info["commitment"] = "team" if deal.contract.team else "alone"
+        return info
+
     def has_turn_up(self, house_rules: Mapping[str, Any]) -> bool:
         """Whether the dealer's last card is turned up."""
         return bool(self.data["deal"].get("turn_up", False))
 
     @abstractmethod
-    def new_auction(self, deal: Deal) -> Auction:
+    def new_auction(self, deal: DealFacts) -> Auction:
         """Start the auction of `deal`."""
 
-    def trump_options(self, deal: Deal, contract: Contract) -> list[str | None]:
+    def trump_options(self, deal: DealFacts, contract: Contract) -> list[str | None]:
         """The suits the trump chooser may name (None stands for no trump)."""
         return ["S", "H", "D", "C"]
 
     @abstractmethod
     def score(self, contract: Contract, tricks: Sequence[int], house_rules: Mapping[str, Any]) -> list[int]:
         """Each seat's points for a finished deal, before any deal multiplier."""
+
+    def plays_out(self, contract: Contract) -> bool:
+        """Whether every trick is played even once the points can no longer change (`play_out` under
+        [deal] in the data). By default play stops early when the result is settled (D5/D8)."""
+        return bool(self.data["deal"].get("play_out", False))
+
+    def session_target(self, house_rules: Mapping[str, Any]) -> int | None:
+        """The balance that ends a session when the room sets none; by default there is none."""
+        return None
 
     def next_dealer(self, dealer: int, thrown_in: bool) -> int:
         """Who deals next. By default the deal passes clockwise after every deal."""
@@ -163,7 +301,7 @@ class Ruleset(ABC):
         """Whether every deal's points sum to zero: `zero_sum` under [ruleset] in the data, default true."""
         return bool(self.data.get("ruleset", {}).get("zero_sum", True))
 
-    def points_problem(self, deal: Deal) -> str | None:
+    def points_problem(self, deal: FinishedDeal) -> str | None:
         """What breaks this ruleset's points invariant in a finished `deal`, or None (tests call it).
 
         By default: a zero-sum ruleset's points must sum to zero. A ruleset that is not zero-sum by its
@@ -175,34 +313,6 @@ class Ruleset(ABC):
                     f"that is not zero-sum by its source declares zero_sum = false under [ruleset] in "
                     f"seeds/{self.name}.toml)")
         return None
-
-
-_REGISTRY: dict[str, type[Ruleset]] = {}
-_INSTANCES: dict[str, Ruleset] = {}
-
-
-def register(cls: type[Ruleset]) -> type[Ruleset]:
-    """Class decorator that makes a ruleset available by its name."""
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def get_ruleset(name: str) -> Ruleset:
-    """The ruleset called `name` (`solo-whist`, `couleur` or `belge-club`)."""
-    from . import variants  # noqa: F401  (registers the rulesets)
-
-    if name not in _REGISTRY:
-        raise HouseRuleError(f"unknown ruleset {name!r}; known: {', '.join(sorted(_REGISTRY))}")
-    if name not in _INSTANCES:
-        _INSTANCES[name] = _REGISTRY[name]()
-    return _INSTANCES[name]
-
-
-def ruleset_names() -> list[str]:
-    """The names of every registered ruleset."""
-    from . import variants  # noqa: F401
-
-    return sorted(_REGISTRY)
 
 
 def score_groups(contract: Contract) -> list[tuple[int, ...]]:

@@ -20,7 +20,8 @@ from typing import Any
 from .deal import Deal
 from .deck import cut_for_dealer
 from .errors import IllegalAction
-from .ruleset import Event, Ruleset, get_ruleset
+from .registry import as_ruleset
+from .ruleset import Event, Ruleset
 
 
 class Session:
@@ -36,7 +37,7 @@ class Session:
         target: int | None = None,
         first_dealer: int | None = None,
     ) -> None:
-        self.ruleset = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        self.ruleset = as_ruleset(ruleset)
         self.house_rules = self.ruleset.resolve_house_rules(house_rules)
         self.secret = secret
         self.deals_limit = deals
@@ -66,7 +67,8 @@ class Session:
         if self.deals_limit is not None and self.played_deals >= self.deals_limit:
             return True
         # The source's example is "the first to reach +50 wins": a positive balance ends the session.
-        return self.target is not None and max(self.balances) >= self.target
+        target = self.target if self.target is not None else self.ruleset.session_target(self.house_rules)
+        return target is not None and max(self.balances) >= target
 
     def apply(self, seat: int, action: str) -> list[Event]:
         """Apply an action to the current deal; settles the balances when the deal ends."""

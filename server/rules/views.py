@@ -1,31 +1,84 @@
 """Per-seat views: the one place that decides what a seat, or a spectator, may see.
 
 A view holds the seat's own hand, the public calls, the turn-up (and whether the dealer still holds
-it), the tricks, each seat's card count, the hands that are face up, the seat's own discard and its
-legal actions. It never holds another seat's hidden card, a discard of another seat, or the seed,
-until the deal has ended; then the hands as dealt, the discards and the seed become public.
+it), the tricks, each seat's card count, the hands that are face up, the seat's own discard, its legal
+actions (`legal`) with what a client needs to show each of them (`legal_info`, from the ruleset), and
+the commitment to the deal's seed (`seed_commitment`). It never holds another seat's hidden card, a
+discard of another seat, or the seed, until the deal has ended; then the hands as dealt, the discards
+and the seed become public.
+
+This module reads a deal through the `ViewedDeal` protocol and imports nothing of `deal.py`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from .cards import sort_hand
+from .play import Phase, Trick
+from .ruleset import Auction, Contract, Event, Ruleset
 from .visibility import turn_up_in_hand, visible_discard
-
-if TYPE_CHECKING:
-    from .deal import Deal
 
 VIEW_VERSION = 1
 
 
-def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
-    """The view of `seat` (0-3), or of a spectator when `seat` is None."""
-    from .deal import Phase
+class ViewedDeal(Protocol):
+    """What a view reads of a deal (`Deal` provides it)."""
 
+    @property
+    def ruleset(self) -> Ruleset: ...  # each member is what a Deal holds
+    @property
+    def house_rules(self) -> Mapping[str, Any]: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def eldest(self) -> int: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def multiplier(self) -> int: ...
+    @property
+    def hands(self) -> Sequence[set[str]]: ...
+    @property
+    def dealt(self) -> tuple[tuple[str, ...], ...]: ...
+    @property
+    def turn_up(self) -> str | None: ...
+    @property
+    def calls(self) -> Sequence[tuple[int, str]]: ...
+    @property
+    def announcements(self) -> Sequence[Event]: ...
+    @property
+    def auction(self) -> Auction: ...
+    @property
+    def contract(self) -> Contract | None: ...
+    @property
+    def discards(self) -> Mapping[int, str]: ...
+    @property
+    def exposed(self) -> Sequence[int]: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def trick(self) -> Trick | None: ...
+    @property
+    def tricks(self) -> Sequence[Trick]: ...
+    @property
+    def tricks_won(self) -> Sequence[int]: ...
+    @property
+    def seed(self) -> str | None: ...
+    @property
+    def seed_commitment(self) -> str | None: ...
+    def to_act(self) -> frozenset[int]: ...
+    def legal_actions(self, seat: int) -> list[str]: ...
+    def result(self) -> dict[str, Any]: ...
+
+
+def seat_view(deal: ViewedDeal, seat: int | None) -> dict[str, Any]:
+    """The view of `seat` (0-3), or of a spectator when `seat` is None."""
     contract = deal.contract
     trick = deal.trick
     ended = deal.phase is Phase.END
+    legal = deal.legal_actions(seat) if seat is not None and not ended else []
     view: dict[str, Any] = {
         "ruleset": deal.ruleset.name,
         "house_rules": dict(deal.house_rules),
@@ -51,7 +104,10 @@ def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
         ),
         "tricks": [t.as_dict() for t in deal.tricks],
         "tricks_won": list(deal.tricks_won),
-        "legal": deal.legal_actions(seat) if seat is not None and not ended else [],
+        "legal": legal,
+        "legal_info": [deal.ruleset.action_info(deal, seat, action) for action in legal] if seat is not None
+        else [],
+        "seed_commitment": deal.seed_commitment,
         "result": deal.result() if ended else None,
     }
     if contract is not None:
@@ -71,4 +127,3 @@ def seat_view(deal: Deal, seat: int | None) -> dict[str, Any]:
         view["discards"] = {str(s): card for s, card in deal.discards.items()}
         view["seed"] = deal.seed
     return view
-

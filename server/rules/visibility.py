@@ -13,18 +13,32 @@ hands as dealt, the discards and the seed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .deal import Deal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 SEATS = (0, 1, 2, 3)
+
+
+class SeenDeal(Protocol):
+    """What the authority reads of a deal (a `Deal` is one): read-only, so no import of deal.py."""
+
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def turn_up(self) -> str | None: ...
+    @property
+    def hands(self) -> Sequence[set[str]]: ...
+    @property
+    def discards(self) -> Mapping[int, str]: ...
+    @property
+    def exposed(self) -> Sequence[int]: ...
+    @property
+    def finished(self) -> bool: ...
 # Keys of an event or a message whose values are names chosen by players ("AS" is a valid name).
 FREE_TEXT_KEYS = frozenset(("name",))
 
 
-def turn_up_in_hand(deal: Deal) -> bool:
+def turn_up_in_hand(deal: SeenDeal) -> bool:
     """Whether the dealer still holds the turn-up. A turn-up discarded face down still counts as held,
     so that no view reveals the dealer's discard."""
     turn_up = deal.turn_up
@@ -33,7 +47,7 @@ def turn_up_in_hand(deal: Deal) -> bool:
     return turn_up in deal.hands[deal.dealer] or deal.discards.get(deal.dealer) == turn_up
 
 
-def public_cards(deal: Deal) -> frozenset[str]:
+def public_cards(deal: SeenDeal) -> frozenset[str]:
     """Cards everyone may know now: the turn-up (everyone saw it turned) and the exposed hands.
     Played cards are public too, but they are in nobody's hand any more."""
     public: set[str] = set()
@@ -44,13 +58,13 @@ def public_cards(deal: Deal) -> frozenset[str]:
     return frozenset(public)
 
 
-def visible_discard(deal: Deal, seat: int | None) -> str | None:
+def visible_discard(deal: SeenDeal, seat: int | None) -> str | None:
     """The card `seat` discarded, as that seat may see it (None for a spectator and before the end
     for any other seat's discard)."""
     return deal.discards.get(seat) if seat is not None else None
 
 
-def hidden_cards(deal: Deal, seat: int | None) -> frozenset[str]:
+def hidden_cards(deal: SeenDeal, seat: int | None) -> frozenset[str]:
     """The cards `seat` (None: a spectator) may not know now: the other seats' hidden hands and
     discards. Empty once the deal has ended."""
     if deal.finished:
@@ -81,13 +95,15 @@ def mentions(value: Any, cards: Iterable[str]) -> bool:
     return False
 
 
-def event_for(deal: Deal, seat: int | None, event: dict[str, Any]) -> dict[str, Any] | None:
+def event_for(deal: SeenDeal, seat: int | None, event: dict[str, Any]) -> dict[str, Any] | None:
     """The event as `seat` may see it: itself when it names no card hidden from that seat, else None.
     The engine's events are public by construction (a discard names no card); this is the check."""
     return None if mentions(event, hidden_cards(deal, seat)) else event
 
 
-def events_for(deal: Deal, seat: int | None, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]] | None:
+def events_for(
+    deal: SeenDeal, seat: int | None, events: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]] | None:
     """Every event as `seat` may see it, or None if any of them would reveal a hidden card."""
     hidden = hidden_cards(deal, seat)
     listed = list(events)

@@ -10,6 +10,7 @@ from bots_helpers import RULESETS, iter_views
 from server.bots import HeuristicBot, get_bot
 from server.bots.bidding import bid_couleur_family, bid_solo_whist, choose_discard, choose_trump
 from server.bots.evaluate import misere_card_risks, misere_risk, trick_estimate
+from server.rules import Deal
 
 WEAK = ["9S", "7S", "4S", "8H", "6H", "3H", "JD", "7D", "5D", "2D", "9C", "6C", "3C"]
 SPADES = ["AS", "KS", "QS", "JS", "TS", "9S", "8S", "AH", "KH", "QH", "AD", "KD", "2C"]
@@ -107,7 +108,8 @@ def test_every_rule_of_thumb_choice_is_legal_without_the_fallback(ruleset: str) 
         if len(view["legal"]) > 1:
             assert bot.choose(view) in view["legal"], (ruleset, view["phase"])
             phases.add(view["phase"])
-    assert {"auction", "play"} <= phases
+    starts_with_auction = Deal.from_seed(ruleset, "probe", 0).phase == "auction"  # not so in `whist`
+    assert ({"auction", "play"} if starts_with_auction else {"play"}) <= phases
 
 
 def test_a_bare_accept_is_valued_at_the_level_it_stands_for() -> None:

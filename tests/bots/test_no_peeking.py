@@ -70,7 +70,8 @@ def _alternative_deal(point: DecisionPoint, sample_seed: str) -> Deal | None:
             cards.append(sample.discards[other])
         dealt.append(cards)
     try:
-        alternative = Deal(deal.ruleset, dealt, deal.dealer, deal.turn_up, deal.house_rules)
+        alternative = Deal(deal.ruleset, dealt, deal.dealer, deal.turn_up, deal.house_rules,
+                           seed_commitment=deal.seed_commitment)
         for actor, action in point.history:
             alternative.apply(actor, action)
     except RulesError:

@@ -11,8 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from server.rules import get_ruleset
-from server.rules.ruleset import ruleset_names
+from server.rules import get_ruleset, ruleset_names
 
 TARGET = Path(__file__).resolve().parents[2] / "client_web" / "rulesets.json"
 

@@ -7,6 +7,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from server_helpers import LiveServer, ServerProcess, random_choice
@@ -40,7 +41,10 @@ async def test_static_files_room_links_and_health(live: LiveServer) -> None:
 def test_the_default_static_dir_is_client_web() -> None:
     from server.http import DEFAULT_STATIC_DIR
 
-    assert DEFAULT_STATIC_DIR.name == "client_web" and DEFAULT_STATIC_DIR.parent.joinpath("server").is_dir()
+    assert DEFAULT_STATIC_DIR.name == "client_web" and (DEFAULT_STATIC_DIR / "index.html").is_file()
+    # Package data (server/client_web), in the source tree a link to the top-level client_web/.
+    root = Path(__file__).resolve().parents[2]
+    assert DEFAULT_STATIC_DIR.resolve() == (root / "client_web").resolve()
 
 
 async def test_command_line_announces_its_port_and_stops_on_sigterm(

@@ -1,3 +1,1 @@
-"""The rulesets. Importing this package registers each of them by name."""
-
-from . import belge_club, couleur, solo_whist  # noqa: F401
+"""The rulesets, one module each. Importing this package registers nothing: `registry.py` lists them."""

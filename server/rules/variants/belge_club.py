@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..actions import Arg
-from ..ruleset import Contract, HouseRuleError, register
+from ..ruleset import Contract, HouseRuleError
 from .belgian import BELGIAN_VOCABULARY, BelgianRuleset
 
 #: The fields of each row of the table: rows for a contract played alone, and the two team rows.
@@ -25,7 +25,6 @@ EMBALLAGE_KEYS = tuple(str(level) for level in range(8, 14))
 OPTIONAL_FIELDS = ("not_in_source",)
 
 
-@register
 class BelgeClub(BelgianRuleset):
     """The club rules of 004: not zero-sum; each figure from the room's points table."""
 

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import Any
 
 from ..actions import Arg, ParsedAction
 from ..cards import SUIT_NAMES, SUITS, rank_of
 from ..errors import IllegalAction
-from ..ruleset import Contract, Event, Ruleset
-
-if TYPE_CHECKING:
-    from ..deal import Deal
+from ..ruleset import Contract, DealFacts, DealInProgress, Event, Ruleset
 
 SEATS = (0, 1, 2, 3)
 
@@ -121,7 +119,26 @@ class BelgianRuleset(Ruleset):
 
     # -- ruleset hooks
 
-    def new_auction(self, deal: Deal) -> BelgianAuction:
+    @cached_property
+    def candidate_calls(self) -> tuple[list[ParsedAction], list[ParsedAction]]:
+        """The calls of the vocabulary listed before the acceptances, and after them (see
+        `BelgianAuction._candidates`); built once."""
+        before = [ParsedAction("trump", (suit,), f"trump {suit}") for suit in SUITS]
+        before += [ParsedAction("pass", (), "pass"), ParsedAction(self.renewal_verb, (), self.renewal_verb)]
+        before += [ParsedAction("raise", (level,), f"raise {level}") for level in self.emballage_levels]
+        before += [ParsedAction("propose", (suit,), f"propose {suit}") for suit in SUITS]
+        after = [ParsedAction("solo", (level, suit), f"solo {level} {suit}")
+                 for suit in SUITS for level in self.solo_levels]
+        after += [ParsedAction("abondance", (level, suit), f"abondance {level} {suit}")
+                  for level in self.abondance_levels for suit in SUITS]
+        for word, spec in self.calls.items():
+            if spec["family"] == "chelem":
+                after += [ParsedAction(word, (suit,), f"{word} {suit or 'NT'}") for suit in (*SUITS, None)]
+            else:
+                after.append(ParsedAction(word, (), word))
+        return before, after
+
+    def new_auction(self, deal: DealFacts) -> BelgianAuction:
         """Start the auction (after the trou, if any, is announced)."""
         return BelgianAuction(self, deal)
 
@@ -133,9 +150,30 @@ class BelgianRuleset(Ruleset):
         """After a tour de passe the next played deal counts double; passes in a row do not double again."""
         return int(self.data["deal"]["pass_multiplier"]) if thrown_in else 1
 
-    def trump_options(self, deal: Deal, contract: Contract) -> list[str | None]:
+    def trump_options(self, deal: DealFacts, contract: Contract) -> list[str | None]:
         """Trump is always named in the call itself; nobody names it after the auction."""
         return [contract.trump]
+
+    def implied_tricks(self, deal: DealInProgress, seat: int, action: ParsedAction) -> int | None:
+        """A proposal or its renewal: the lowest emballage; `accept <suit>`: the level it stands for;
+        the bouche-trou naming trump: the trou's level; a call of [calls]: its level (0 for a misère)."""
+        if action.verb in ("propose", self.renewal_verb):
+            return self.emballage_levels[0]
+        if action.verb == "accept" and isinstance(deal.auction, BelgianAuction):
+            levels = deal.auction.accept_levels(seat, str(action.args[0]))
+            return levels[0] if levels else None
+        if action.verb == "trump" and deal.contract is None:
+            return self.trou_level
+        if action.verb in self.calls:
+            return int(self.calls[action.verb].get("level", 0))
+        return super().implied_tricks(deal, seat, action)
+
+    def adjust_action_info(self, deal: DealInProgress, seat: int, action: ParsedAction,
+                           info: dict[str, Any]) -> dict[str, Any]:
+        """The bouche-trou naming trump commits the trou's team."""
+        if action.verb == "trump" and deal.contract is None:
+            info["commitment"] = "team"
+        return super().adjust_action_info(deal, seat, action, info)
 
     @staticmethod
     def made(contract: Contract, taken: int) -> bool:
@@ -148,12 +186,13 @@ class BelgianRuleset(Ruleset):
 class BelgianAuction:
     """The auction of one deal of `couleur` or `belge-club`; it never changes state when it raises."""
 
-    def __init__(self, rules: BelgianRuleset, deal: Deal) -> None:
+    def __init__(self, rules: BelgianRuleset, deal: DealFacts) -> None:
         self.rules = rules
         self.house_rules = deal.house_rules
         self.hands = [frozenset(hand) for hand in deal.dealt]
         self.suits_held = [frozenset(card[1] for card in hand) for hand in deal.dealt]
         self._legal_cache: dict[int, list[str]] = {}  # emptied by every change
+        self._solo_cache: dict[int, list[str]] = {}  # likewise
         self.eldest = deal.eldest
         self.reference_trump = deal.turn_up[1] if deal.turn_up else None
         self.standing: dict[int, Call] = {}
@@ -181,7 +220,7 @@ class BelgianAuction:
         twin = BelgianAuction.__new__(BelgianAuction)
         twin.__dict__.update(self.__dict__)
         twin.standing = dict(self.standing)
-        twin._legal_cache = {}
+        twin._legal_cache, twin._solo_cache = {}, {}
         twin.passed, twin.bound = set(self.passed), set(self.bound)
         twin.spoken, twin.engaged = set(self.spoken), set(self.engaged)
         twin.proposed = {seat: set(suits) for seat, suits in self.proposed.items()}
@@ -267,6 +306,12 @@ class BelgianAuction:
 
     def _solo_suits(self, seat: int) -> list[str]:
         """The suits `seat` may play a solo in (couleur: D6; the club: once engaged, any suit)."""
+        found = self._solo_cache.get(seat)
+        if found is None:
+            found = self._solo_cache[seat] = self._find_solo_suits(seat)
+        return found
+
+    def _find_solo_suits(self, seat: int) -> list[str]:
         if self.rules.solo_rule == "engaged":
             return list(SUITS) if seat in self.engaged else []
         suits = self.proposed[seat] - self.partnered[seat]
@@ -280,7 +325,7 @@ class BelgianAuction:
             suits = set(SUITS)
         return [suit for suit in SUITS if suit in suits]
 
-    def _accept_levels(self, seat: int, suit: str) -> list[int]:
+    def accept_levels(self, seat: int, suit: str) -> list[int]:
         """The emballage levels at which `seat` may accept an open proposal in `suit` (lowest = default)."""
         if seat in self.bound or not self._holds(seat, suit):
             return []
@@ -291,72 +336,25 @@ class BelgianAuction:
         return [level for level in self.rules.emballage_levels
                 if self.rules.key("emballage", level, suit) >= top]
 
+    def _candidates(self, seat: int) -> list[ParsedAction]:
+        """Every call that could be legal now, in the order `legal_actions` lists them: trump (the
+        bouche-trou), pass, renewal, raises, proposals, acceptances (default level first, written
+        without its number), solos, abondances, then the words of [calls] in the data file's order."""
+        accepts: list[ParsedAction] = []
+        for suit in SUITS:
+            levels = self.accept_levels(seat, suit)
+            if levels:
+                accepts.append(ParsedAction("accept", (suit, None), f"accept {suit}"))
+                accepts += [ParsedAction("accept", (suit, level), f"accept {suit} {level}")
+                            for level in levels[1:]]
+        before, after = self.rules.candidate_calls
+        return [*before, *accepts, *after]
+
     def _legal(self, seat: int) -> list[str]:
         if seat not in self.to_act():
             return []
-        rules, top = self.rules, self._top_key(seat)
-        if seat == self.awaiting_answer:
-            return [f"trump {suit}" for suit in SUITS] + self._calls(seat)
-        if self._speaks_for_team(seat):
-            team = self.standing[seat]
-            actions = ["pass"] + [f"raise {level}" for level in rules.emballage_levels
-                                  if rules.key("emballage", level, team.suit) > top]
-            if rules.speaker_solo_allowed(self.house_rules):
-                actions += self._solo_calls(seat, top)
-            return actions
-        actions = ["pass"]
-        own = self.standing.get(seat)
-        if own is not None and own.kind == "proposal" and self._may_renew(seat, own):
-            actions.append(rules.renewal_verb)
-        return actions + self._calls(seat)
-
-    def _may_renew(self, seat: int, proposal: Call) -> bool:
-        assert proposal.suit is not None
-        return (seat, proposal.suit) not in self.renewed and proposal.key > self._top_key(seat)
-
-    def _solo_calls(self, seat: int, top: tuple[int, int]) -> list[str]:
-        """The solos `seat` may call now: in the suits it may play alone, above the current call."""
-        rules = self.rules
-        return [f"solo {level} {suit}" for suit in self._solo_suits(seat) for level in rules.solo_levels
-                if rules.key("solo", level, suit) > top]
-
-    def _calls(self, seat: int) -> list[str]:
-        """Every call (not pass, renewal or raise) `seat` may make now."""
-        rules, top = self.rules, self._top_key(seat)
-        top_call = self._top(seat)
-        bound, first = seat in self.bound, self._first_turn(seat)
-        calls: list[str] = []
-        if not bound:
-            calls += [f"propose {suit}" for suit in SUITS  # each suit once; renewing is the way back
-                      if self._holds(seat, suit) and suit not in self.proposed[seat]
-                      and rules.key("proposal", 8, suit) > top]
-            for suit in SUITS:
-                levels = self._accept_levels(seat, suit)
-                if levels:
-                    calls.append(f"accept {suit}")
-                    calls += [f"accept {suit} {level}" for level in levels[1:]]
-        calls += self._solo_calls(seat, top)
-        if first:
-            calls += [f"abondance {level} {suit}" for level in rules.abondance_levels for suit in SUITS
-                      if rules.key("abondance", level, suit) > top]
-        for word, spec in rules.calls.items():
-            family = spec["family"]
-            if family in ("misere", "piccolo"):
-                if bound:
-                    continue
-                key = rules.key(word, 0, None)
-                equal = family == "misere" and top_call is not None and top_call.kind == word
-                if key > top or equal:
-                    calls.append(word)
-            elif family == "chelem":
-                if rules.call_option(word, "first_turn_only", self.house_rules, False) and not first:
-                    continue
-                options: list[str | None] = list(SUITS)
-                if rules.call_option(word, "no_trump", self.house_rules, False):
-                    options.append(None)
-                calls += [f"{word} {suit or 'NT'}" for suit in options
-                          if rules.key(word, spec["level"], suit) > top]
-        return calls
+        top = self._top(seat)
+        return [action.text for action in self._candidates(seat) if self._refusal(seat, action, top) is None]
 
     # ---------------------------------------------------------------- the Auction protocol
 
@@ -377,10 +375,10 @@ class BelgianAuction:
 
     def apply(self, seat: int, action: ParsedAction) -> list[Event]:
         """Apply a call; raises `IllegalAction` naming the rule, before changing anything."""
-        text = self._canonical(seat, action)
-        if text not in self.legal_actions(seat):
-            raise IllegalAction(self._why_not(seat, action))
-        self._legal_cache = {}
+        reason = self._refusal(seat, action, self._top(seat))
+        if reason is not None:
+            raise IllegalAction(reason)
+        self._legal_cache, self._solo_cache = {}, {}
         events: list[Event] = []
         verb, args = action.verb, action.args
         own = self.standing.get(seat)
@@ -401,7 +399,7 @@ class BelgianAuction:
             self.engaged.add(seat)
         elif verb == "accept":
             suit = str(args[0])
-            level = self._accept_levels(seat, suit)[0] if args[1] is None else int(str(args[1]))
+            level = self.accept_levels(seat, suit)[0] if args[1] is None else int(str(args[1]))
             proposer = next(p for p, call in self.standing.items()
                             if call.kind == "proposal" and call.suit == suit)
             team = rules.call("emballage", level, suit, (proposer, seat))
@@ -552,80 +550,74 @@ class BelgianAuction:
         public = {k: v for k, v in self.trou.items() if k not in ("lead_card", "refused")}
         return [{"type": "trou", **public}]
 
-    # ---------------------------------------------------------------- spelling and reasons
+    # ---------------------------------------------------------------- legality and its reasons
 
-    def _canonical(self, seat: int, action: ParsedAction) -> str:
-        """The action as `legal_actions` spells it: `accept S 9` is `accept S` when 9 is the default level."""
-        if action.verb == "accept":
-            suit, level = str(action.args[0]), action.args[1]
-            levels = self._accept_levels(seat, suit)
-            if level is None or (levels and levels[0] == level):
-                return f"accept {suit}"
-            return f"accept {suit} {level}"
-        parts = [action.verb]
-        for arg in action.args:
-            parts.append("NT" if arg is None else str(arg))
-        return " ".join(parts)
+    def _refusal(self, seat: int, action: ParsedAction, top: Call | None) -> str | None:
+        """None when `seat` may make `action` now, else the rule that forbids it, as a sentence.
 
-    def _why_not(self, seat: int, action: ParsedAction) -> str:
-        """The rule that forbids `action` now, as a sentence."""
-        verb, args, rules = action.verb, action.args, self.rules
-        top = self._top(seat)
-        current = f"the current call is {top.rung}{' ' + SUIT_NAMES[top.suit] if top and top.suit else ''}" \
-            if top else "no call has been made"
-        suit = next((arg for arg in args if isinstance(arg, str) and arg in SUITS), None)
+        The one place that decides a call's legality: `legal_actions` lists the calls it lets through,
+        `apply` refuses with the sentence it gives. `top` is `self._top(seat)`.
+        """
         if seat == self.awaiting_answer:
-            if verb == "trump":
-                return "the bouche-trou names a suit as trump (S, H, D or C), not no trump"
-            return ("the bouche-trou answers the trou first: name trump with 'trump <suit>' or refuse by "
-                    f"calling alone above trou (D11); {verb} is not such a call")
-        if verb == "trump":
+            if action.verb == "trump":
+                return None if action.args[0] in SUITS else \
+                    "the bouche-trou names a suit as trump (S, H, D or C), not no trump"
+            if action.verb in ("pass", "raise", self.rules.renewal_verb) or \
+                    self._call_refusal(seat, action, top) is not None:
+                return ("the bouche-trou answers the trou first: name trump with 'trump <suit>' or refuse by "
+                        f"calling alone above trou (D11); {action.verb} is not such a call")
+            return None
+        if action.verb == "trump":
             return "trump is named in the call itself (or by the bouche-trou); there is no trump to name now"
-        barred = "bound players (who accepted, were accepted or called a solo)"
-        family = rules.calls[verb]["family"] if verb in rules.calls else None
-        if seat in self.bound and family in ("misere", "piccolo"):
-            return f"{barred} may no longer call a {'misère' if family == 'misere' else 'piccolo'}"
-        if seat in self.bound and verb in ("propose", "accept"):
-            return f"{barred} cannot {verb} a proposal" if verb == "accept" else f"{barred} cannot propose"
-        speaker_may_solo = rules.speaker_solo_allowed(self.house_rules)
-        if self._speaks_for_team(seat) and verb not in ("pass", "raise") and not (
-                verb == "solo" and speaker_may_solo):
-            alone = ", or go alone with a solo" if speaker_may_solo else ""
-            return f"the acceptor speaks for the team: when it is outbid he may only raise it or pass{alone}"
+        return self._call_refusal(seat, action, top)
+
+    def _call_refusal(self, seat: int, action: ParsedAction, top: Call | None) -> str | None:
+        """`_refusal` for every action but naming trump."""
+        verb, args, rules = action.verb, action.args, self.rules
+        spec = rules.calls.get(verb)
+        family = spec["family"] if spec is not None else None
+        if seat in self.bound:
+            barred = "bound players (who accepted, were accepted or called a solo)"
+            if family in ("misere", "piccolo"):
+                return f"{barred} may no longer call a {'misère' if family == 'misere' else 'piccolo'}"
+            if verb == "accept":
+                return f"{barred} cannot accept a proposal"
+            if verb == "propose":
+                return f"{barred} cannot propose"
+        speaks_for_team = self._speaks_for_team(seat)
+        if speaks_for_team and verb not in ("pass", "raise"):
+            speaker_may_solo = rules.speaker_solo_allowed(self.house_rules)
+            if not (verb == "solo" and speaker_may_solo):
+                alone = ", or go alone with a solo" if speaker_may_solo else ""
+                return ("the acceptor speaks for the team: when it is outbid he may only raise it or "
+                        f"pass{alone}")
+        if verb == "pass":
+            return None
+        top_key = top.key if top is not None else (-1, -1)
         if verb == "raise":
-            if not self._speaks_for_team(seat):
+            if not speaks_for_team:
                 return "only the player who accepted a proposal speaks for the team and may raise it"
-            return f"a raise must bring the team's emballage above the current call ({current})"
+            team = self.standing[seat]
+            level = int(str(args[0]))
+            if level in rules.emballage_levels and rules.key("emballage", level, team.suit) > top_key:
+                return None
+            return f"a raise must bring the team's emballage above the current call ({self._current(top)})"
         if verb in ("renew", "maintain"):
-            if verb != rules.renewal_verb:
-                return f"no {verb!r} in these rules: a lapsed proposal is renewed with {rules.renewal_verb!r}"
-            own = self.standing.get(seat)
-            if own is None or own.kind != "proposal":
-                return f"only a proposer whose proposal lapsed may {verb} it"
-            if (seat, own.suit) in self.renewed:
-                return f"a proposal may be {'renewed' if verb == 'renew' else 'maintained'} only once"
-            return f"a proposal may be renewed only while it is still the highest call ({current})"
+            return self._renewal_refusal(seat, verb, top)
         if verb == "propose":
-            if suit is not None and not self._holds(seat, suit):
+            suit = str(args[0])
+            if not self._holds(seat, suit):
                 return f"to propose {SUIT_NAMES[suit]} you must hold a card of {SUIT_NAMES[suit]}"
             if suit in self.proposed[seat]:
                 return (f"you have proposed {SUIT_NAMES[suit]} already: a lapsed proposal is renewed "
                         f"({rules.renewal_verb!r}) once, or another suit is proposed")
-            return f"a proposal must rank above the current call ({current})"
+            if rules.key("proposal", 8, suit) > top_key:
+                return None
+            return f"a proposal must rank above the current call ({self._current(top)})"
         if verb == "accept":
-            assert suit is not None
-            if not any(call.kind == "proposal" and call.suit == suit and p != seat
-                       for p, call in self.standing.items()):
-                return f"there is no open proposal in {SUIT_NAMES[suit]} by another player to accept"
-            if not self._holds(seat, suit):
-                return f"to accept {SUIT_NAMES[suit]} you must hold a card of {SUIT_NAMES[suit]}"
-            levels = self._accept_levels(seat, suit)
-            if not levels:
-                return f"no emballage in {SUIT_NAMES[suit]} ranks above the current call ({current})"
-            return (f"accepting {SUIT_NAMES[suit]} must be at level {levels[0]} or higher, up to 13 "
-                    f"({current})")
+            return self._accept_refusal(seat, action, top)
         if verb == "solo":
-            level = int(str(args[0]))
+            level, suit = int(str(args[0])), str(args[1])
             if level not in rules.solo_levels:
                 return f"a solo is for {rules.solo_levels[0]} to {rules.solo_levels[-1]} tricks"
             if suit not in self._solo_suits(seat):
@@ -635,25 +627,68 @@ class BelgianAuction:
                 return ("a solo is allowed only in a suit you proposed without finding a partner, as the "
                         "partner of a team whose speaker passed, or when no other player can still accept "
                         "(D6)")
-            return f"a call must rank above the current call ({current})"
+            return None if rules.key("solo", level, suit) > top_key else self._above(top)
         if verb == "abondance":
-            level = int(str(args[0]))
+            level, suit = int(str(args[0])), str(args[1])
             if level not in rules.abondance_levels:
                 return (f"an abondance is for {rules.abondance_levels[0]} to {rules.abondance_levels[-1]} "
                         "tricks")
             if not self._first_turn(seat):
                 return "abondance only on your first turn to speak"
-            return f"a call must rank above the current call ({current})"
-        if family is not None:
-            if family == "chelem":
-                if not self._first_turn(seat):
-                    return f"{verb} only on your first turn to speak"
-                if args[0] is None:
-                    return f"{verb} names a trump suit here: no 'NT' version in this room"
-            if family == "misere":
-                return (f"a call must rank above the current call ({current}); only the same misère "
-                        "may equal it")
-            return f"a call must rank above the current call ({current})"
-        if verb == "pass":
-            return "you cannot pass now"
-        return f"{verb!r} is not a call you can make now ({current})"
+            return None if rules.key("abondance", level, suit) > top_key else self._above(top)
+        if family == "chelem":
+            first_turn_only = rules.call_option(verb, "first_turn_only", self.house_rules, False)
+            if first_turn_only and not self._first_turn(seat):
+                return f"{verb} only on your first turn to speak"
+            if args[0] is None and not rules.call_option(verb, "no_trump", self.house_rules, False):
+                return f"{verb} names a trump suit here: no 'NT' version in this room"
+            chelem_suit = args[0] if isinstance(args[0], str) else None
+            chelem_key = rules.key(verb, rules.calls[verb]["level"], chelem_suit)
+            return None if chelem_key > top_key else self._above(top)
+        if family in ("misere", "piccolo"):
+            equal = family == "misere" and top is not None and top.kind == verb
+            if rules.key(verb, 0, None) > top_key or equal:
+                return None
+            above = self._above(top)
+            return f"{above}; only the same misère may equal it" if family == "misere" else above
+        return f"{verb!r} is not a call you can make now ({self._current(top)})"
+
+    def _renewal_refusal(self, seat: int, verb: str, top: Call | None) -> str | None:
+        """Renewing (couleur) or maintaining (the club) one's lapsed proposal: once, while it still ranks
+        above every other call."""
+        rules = self.rules
+        if verb != rules.renewal_verb:
+            return f"no {verb!r} in these rules: a lapsed proposal is renewed with {rules.renewal_verb!r}"
+        own = self.standing.get(seat)
+        if own is None or own.kind != "proposal":
+            return f"only a proposer whose proposal lapsed may {verb} it"
+        if (seat, own.suit) in self.renewed:
+            return f"a proposal may be {'renewed' if verb == 'renew' else 'maintained'} only once"
+        if own.key > (top.key if top is not None else (-1, -1)):
+            return None
+        return f"a proposal may be renewed only while it is still the highest call ({self._current(top)})"
+
+    def _accept_refusal(self, seat: int, action: ParsedAction, top: Call | None) -> str | None:
+        """Accepting another player's open proposal, holding its suit, at a level that ranks high enough."""
+        suit, level = str(action.args[0]), action.args[1]
+        if not any(call.kind == "proposal" and call.suit == suit and p != seat
+                   for p, call in self.standing.items()):
+            return f"there is no open proposal in {SUIT_NAMES[suit]} by another player to accept"
+        if not self._holds(seat, suit):
+            return f"to accept {SUIT_NAMES[suit]} you must hold a card of {SUIT_NAMES[suit]}"
+        levels = self.accept_levels(seat, suit)
+        if not levels:
+            return f"no emballage in {SUIT_NAMES[suit]} ranks above the current call ({self._current(top)})"
+        if level is None or level in levels:
+            return None
+        return (f"accepting {SUIT_NAMES[suit]} must be at level {levels[0]} or higher, up to 13 "
+                f"({self._current(top)})")
+
+    @staticmethod
+    def _current(top: Call | None) -> str:
+        if top is None:
+            return "no call has been made"
+        return f"the current call is {top.rung}{' ' + SUIT_NAMES[top.suit] if top.suit else ''}"
+
+    def _above(self, top: Call | None) -> str:
+        return f"a call must rank above the current call ({self._current(top)})"

@@ -10,11 +10,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..actions import Arg
-from ..ruleset import Contract, register
+from ..ruleset import Contract
 from .belgian import BELGIAN_VOCABULARY, BelgianRuleset
 
 
-@register
 class Couleur(BelgianRuleset):
     """Whist à la couleur: zero-sum; team contracts pay each member, contracts played alone per opponent."""
 

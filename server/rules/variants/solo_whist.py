@@ -9,14 +9,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ..actions import Arg, ParsedAction
 from ..errors import IllegalAction
-from ..ruleset import Contract, Event, Ruleset, register
-
-if TYPE_CHECKING:
-    from ..deal import Deal
+from ..ruleset import Contract, DealFacts, DealInProgress, Event, Ruleset
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +33,7 @@ class CallSpec:
 class SoloWhistAuction:
     """Eldest speaks first, then clockwise; passing is final (except D2); the highest call wins."""
 
-    def __init__(self, ruleset: SoloWhist, deal: Deal) -> None:
+    def __init__(self, ruleset: SoloWhist, deal: DealFacts) -> None:
         self.ruleset = ruleset
         self.house_rules = deal.house_rules
         self.eldest = deal.eldest
@@ -214,7 +211,6 @@ class SoloWhistAuction:
         return []
 
 
-@register
 class SoloWhist(Ruleset):
     """British Solo Whist, RULES.md §1."""
 
@@ -247,15 +243,22 @@ class SoloWhist(Ruleset):
             and (spec.name != "royal-abundance" or house_rules["turn_up"])
         ]
 
+    def implied_tricks(self, deal: DealInProgress, seat: int, action: ParsedAction) -> int | None:
+        """A call's target from the ladder (Prop and Cop: 8 for the pair)."""
+        verb = "prop-cop" if action.verb in ("prop", "cop") else action.verb
+        if verb in self._by_name:
+            return self._by_name[verb].target
+        return super().implied_tricks(deal, seat, action)
+
     def has_turn_up(self, house_rules: Mapping[str, Any]) -> bool:
         """The turn-up is a house rule (on by default)."""
         return bool(house_rules["turn_up"])
 
-    def new_auction(self, deal: Deal) -> SoloWhistAuction:
+    def new_auction(self, deal: DealFacts) -> SoloWhistAuction:
         """Start the auction, eldest first."""
         return SoloWhistAuction(self, deal)
 
-    def trump_options(self, deal: Deal, contract: Contract) -> list[str | None]:
+    def trump_options(self, deal: DealFacts, contract: Contract) -> list[str | None]:
         """D3: Abundance names a suit other than the turn-up; the others any suit."""
         spec = self.call(contract.kind)
         suits: list[str | None] = ["S", "H", "D", "C"]
