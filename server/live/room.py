@@ -138,7 +138,13 @@ class LiveRoom:
             return await self.store.save(self.room_id, to_stored(table), self.table.version, entries,
                                          facts.lobby_entry(table))
         except VersionConflictError as conflict:
-            await self.reload()
+            try:
+                await self.reload()
+            except Exception:
+                log.exception("room %s: reload failed", self.room_id)
+                self.stale = True
+                raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
+                                              "retry") from None
             raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
                                   "retry") from None
         except Exception as failure:

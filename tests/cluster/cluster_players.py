@@ -25,7 +25,8 @@ CARD = re.compile(r"^(10|[2-9JQKA])[SHDC]$")
 # Refusals a player may get for an action chosen on a view that was already old, or while the store
 # is away: it waits for the next state (or a moment) and chooses again.
 RETRYABLE = frozenset({"not_your_turn", "illegal_action", "store_unavailable", "conflict", "deal_in_progress",
-                       "not_started"})
+                       "not_started", "rate_limited"})
+THINK = (0.01, 0.06)  # seconds a player waits before acting: the server allows 20 messages a second
 DealKey = tuple[str, int]
 
 
@@ -126,6 +127,7 @@ class Player:
         if not client.my_turn():
             await self._wait_change(client)
             return
+        await asyncio.sleep(self.random.uniform(*THINK))
         legal = list(view["legal"])
         action = "pass" if "pass" in legal and self.random.random() < 0.5 else self.random.choice(legal)
         deal = int(room["deal_number"])
@@ -136,8 +138,8 @@ class Player:
             if problem.code not in RETRYABLE:
                 raise
             self.refused.append(problem.code)
-            if problem.code == "store_unavailable":
-                await asyncio.sleep(0.2)
+            if problem.code in ("store_unavailable", "rate_limited"):
+                await asyncio.sleep(0.5)
                 return
         await self._wait_change(client, view)
 
