@@ -28,12 +28,14 @@ from load import _CountingPeer  # noqa: E402
 from server.cluster.processes import PrivateRedis  # noqa: E402
 
 
-async def redis_info(redis: Any) -> tuple[dict[str, int], int, int]:
-    """(calls by command, net input bytes, net output bytes) so far."""
+async def redis_info(redis: Any) -> tuple[dict[str, int], int, int, float]:
+    """(calls by command, net input bytes, net output bytes, CPU seconds of redis-server) so far."""
     stats = await redis.info("commandstats")
     calls = {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
     net = await redis.info("stats")
-    return calls, int(net["total_net_input_bytes"]), int(net["total_net_output_bytes"])
+    cpu = await redis.info("cpu")
+    return (calls, int(net["total_net_input_bytes"]), int(net["total_net_output_bytes"]),
+            float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"]))
 
 
 async def measure(url: str, rooms: int, deals: int, alone: bool = False) -> dict[str, Any]:
@@ -73,7 +75,8 @@ async def measure(url: str, rooms: int, deals: int, alone: bool = False) -> dict
     return {"rooms": rooms, "deals": rooms * deals, "actions": actions, "coordination": not alone,
             "commands_per_action": {name: round(count / actions, 2) for name, count in sorted(calls.items())},
             "bytes_in_per_action": round((after[1] - before[1]) / actions),
-            "bytes_out_per_action": round((after[2] - before[2]) / actions)}
+            "bytes_out_per_action": round((after[2] - before[2]) / actions),
+            "redis_cpu_us_per_action": round((after[3] - before[3]) / actions * 1e6, 1)}
 
 
 def main() -> int:
