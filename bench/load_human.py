@@ -386,8 +386,10 @@ def main(argv: list[str]) -> int:
     else:
         from server.cluster import Cluster
 
-        # Started from the main thread (its children die with it); the servers' rate limit is off.
-        server_args = ["--log-level", "warning", "--rate-limit", "100000"]
+        # Started from the main thread (its children die with it); the servers' rate and per-address
+        # limits are off (every client is on this host).
+        server_args = ["--log-level", "warning", "--rate-limit", "100000",
+                       "--max-connections-per-address", "0", "--max-rooms-per-address", "0"]
         for replicas in args.replicas:
             with Cluster(replicas, server_args=server_args) as cluster:
                 pids = sorted(cluster.server_pids().values())

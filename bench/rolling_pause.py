@@ -77,7 +77,8 @@ def main() -> int:
             for player in players:
                 await player.close()
 
-    server_args = ["--log-level", "warning", "--bot-delay", "0"]
+    server_args = ["--log-level", "warning", "--bot-delay", "0", "--max-connections-per-address", "0",
+                   "--max-rooms-per-address", "0"]
     with Cluster(replicas=args.replicas, server_args=server_args) as cluster:
         thread = threading.Thread(target=lambda: asyncio.run(play()), name="players")
         thread.start()

@@ -38,7 +38,10 @@ REPLICAS = 3
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """Three replicas (bots act at once) behind HAProxy, on a private Redis; the processes' logs are
     kept in pytest's temporary directory."""
-    with Cluster(replicas=REPLICAS, server_args=["--bot-delay", "0", "--log-level", "warning"],
+    # Every client is on this host: the per-address limits are lifted.
+    server_args = ["--bot-delay", "0", "--log-level", "warning", "--max-connections-per-address", "0",
+                   "--max-rooms-per-address", "0"]
+    with Cluster(replicas=REPLICAS, server_args=server_args,
                  directory=tmp_path_factory.mktemp("cluster")) as running:
         yield running
 
