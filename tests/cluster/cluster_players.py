@@ -8,9 +8,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import re
+import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from redis.asyncio import Redis
@@ -20,14 +21,19 @@ from server.client import ServerError, WhistClient
 from server.store.keys import Keys
 from server.store.redis import split_store_url
 
+# The hidden-card check shared with the fuzzer and the leak proof (tests/server/leak_check.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+from leak_check import DealKey, hidden_card_leaks
+
+__all__ = ["Player", "acted", "cards_played", "cards_seen", "hidden_card_leaks", "owner_replica",
+           "records_of"]
+
 JSON = dict[str, Any]
-CARD = re.compile(r"^(10|[2-9JQKA])[SHDC]$")
 # Refusals a player may get for an action chosen on a view that was already old, or while the store
 # is away: it waits for the next state (or a moment) and chooses again.
 RETRYABLE = frozenset({"not_your_turn", "illegal_action", "store_unavailable", "conflict", "deal_in_progress",
                        "not_started", "rate_limited"})
 THINK = (0.01, 0.06)  # seconds a player waits before acting: the server allows 20 messages a second
-DealKey = tuple[str, int]
 
 
 class Player:
@@ -164,70 +170,6 @@ async def records_of(player: Player) -> dict[DealKey, JSON]:
     """The room's finished deals, keyed as the leak check wants them."""
     assert player.client is not None and player.room_id is not None
     return {(player.room_id, number): record for number, record in enumerate(await player.client.records())}
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every card named anywhere in a message (skipping players' names)."""
-    found: set[str] = set()
-    if isinstance(value, str):
-        found.update(word for word in value.split() if CARD.match(word))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if key != "name":
-                found |= cards_in(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            found |= cards_in(item)
-    return found
-
-
-def hidden_card_leaks(messages: Iterable[JSON], records: Mapping[DealKey, JSON]) -> tuple[int, list[str]]:
-    """The hidden-card check of the `ops` branch (tests/server/leak_check.py), mirrored: every `state`
-    and `events` frame one connection received, in order, names before its deal ended only the
-    recipient seat's own hand, the turn-up, played cards and exposed hands (a spectator: no hand).
-    Returns (frames checked, one line per leaked card)."""
-    seat: int | None = None
-    ended: set[DealKey] = set()
-    shown: dict[DealKey, set[str]] = {}
-    checked = 0
-    leaks: list[str] = []
-    for message in messages:
-        if message["type"] == "state":
-            seat = message["you"]["seat"]
-            key = (message["room_id"], message["room"]["deal_number"])
-            if message["view"] is not None and message["view"]["phase"] == "end":
-                ended.add(key)
-        elif message["type"] == "events":
-            key = (message["room_id"], message["deal_number"])
-        else:
-            continue
-        if key in ended or key not in records:
-            continue
-        record = records[key]
-        hands = [set(hand.split()) for hand in record["hands"]]
-        actions = [action.split() for _, action in record["actions"]]
-        played = {words[1] for words in actions if words[0] == "play" and len(words) > 1}
-        discards = {words[1] for words in actions if words[0] == "discard" and len(words) > 1}
-        turn_up = {record["turn_up"]} if record.get("turn_up") else set()
-        known = played | turn_up | shown.setdefault(key, set())
-        if seat is not None:
-            known |= hands[seat]
-        exposed = [(event["seat"], event["cards"]) for event in message.get("events", [])
-                   if event["type"] == "exposed"]
-        view = message.get("view") or {}
-        exposed += [(int(other), cards) for other, cards in (view.get("exposed") or {}).items()]
-        for other, cards in exposed:
-            if not set(cards) <= hands[other] - discards:
-                leaks.append(f"{key}: seat {seat} was shown {sorted(set(cards) - hands[other])} as seat "
-                             f"{other}'s exposed hand")
-            shown[key] |= set(cards) & (hands[other] - discards)
-        known |= shown[key]
-        leaks.extend(f"{key}: seat {seat} was sent {card} in a {message['type']} frame"
-                     for card in sorted(cards_in(message) - known))
-        checked += 1
-        if any(event["type"] in ("end", "thrown_in") for event in message.get("events", [])):
-            ended.add(key)
-    return checked, leaks
 
 
 def cards_seen(player: Player) -> list[tuple[str, int, int, str]]:
