@@ -108,11 +108,10 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     """Listen, announce, and wait for SIGTERM/SIGINT."""
     log = logging.getLogger("whist.main")
     store = open_store(args.store)
-    # Owner leases, fan-out and presence shared with every process on the same store (Redis); the
-    # in-memory twins with the memory store (one process).
-    process_id = new_process_id(args.replica_id)
-    coordination = open_coordination(args.store, process_id,
-                                     info={"pid": os.getpid(), "replica": args.replica_id})
+    # Owner leases, fan-out and presence shared with every process on the same store (Redis); with the
+    # memory store the process is alone: the default in-memory twins (see Tables).
+    coordination = None if store.kind == "memory" else open_coordination(
+        args.store, new_process_id(args.replica_id), info={"pid": os.getpid(), "replica": args.replica_id})
     server = WhistServer(store, bot_delay=args.bot_delay, static_dir=args.static_dir,
                          limits=limits_from(args),
                          compression=None if args.compression == "none" else args.compression,

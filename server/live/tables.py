@@ -37,6 +37,7 @@ from .timers import GraceTimers
 
 log = logging.getLogger("whist.rooms")
 
+ALONE_LEASE_SECONDS = 24 * 3600.0
 # How many times a player's request is judged again after the room turned out to be behind the store
 # (another process changed it): a stale copy must never refuse a legal move.
 ATTEMPTS = 4
@@ -78,8 +79,11 @@ class Tables:
         self.bots = BotDriver(self.scheduler, bot_delay)
         self.timers = GraceTimers()
         self.lobby = Lobby(store, self._current_room)
-        self.shared = SharedRooms(coordination or memory_coordination(new_process_id()), self.registry,
-                                  self.bots, self.timers, self.lobby)
+        # Alone on its store, a process owns every room it holds for good: its leases do not expire in
+        # practice (a long stall of the event loop must not hand its rooms to nobody for a moment).
+        if coordination is None:
+            coordination = memory_coordination(new_process_id(), lease_ttl=ALONE_LEASE_SECONDS)
+        self.shared = SharedRooms(coordination, self.registry, self.bots, self.timers, self.lobby)
         for listener in (self.outbox, self.timers, self.lobby, self.bots, self.shared):
             self.registry.listen(listener)
         self.registry.adopt = self.shared.adopt
