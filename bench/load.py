@@ -301,7 +301,8 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     store = args.store if args.store.startswith("memory") else f"{args.store}?prefix={prefix}"
     server, server_url = start_process(
         [sys.executable, "-m", "server", "--port", "0", "--store", store, "--bot-delay", "0",
-         "--rate-limit", "100000", "--log-level", "warning"],
+         "--rate-limit", "100000", "--max-connections-per-address", "0", "--max-rooms-per-address", "0",
+         "--log-level", "warning"],
         "whist-server listening on",
     )
     echo, echo_url = start_process([sys.executable, "-c", ECHO_SERVER], "echo listening on")

@@ -35,8 +35,13 @@ if [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
 fi
 
+# One pytest worker per core (pytest-xdist; PYTEST_WORKERS=0 runs in one process). The browser tests
+# share one worker and run after its other tests (tests/conftest.py).
+workers=${PYTEST_WORKERS:-auto}
+parallel=()
+[ "$workers" = "0" ] || parallel=(-n "$workers" --dist loadgroup)
 set +e
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest "${parallel[@]}" "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

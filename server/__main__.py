@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .app import Limits, WhistServer
-from .http import DEFAULT_STATIC_DIR
+from .app import WhistServer
+from .http import DEFAULT_STATIC_DIR, parse_networks
+from .limits import Limits
 from .store import open_store
 
 
@@ -66,7 +67,39 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "one created once and kept in the store)")
     parser.add_argument("--replica-id", default=None,
                         help="this process's name among several on one store (shown by /health)")
-    return parser.parse_args(argv)
+    limits = Limits()
+    parser.add_argument("--max-connections-per-address", type=int, default=limits.connections_per_address,
+                        help="open connections from one client address; more are closed with code 1013 "
+                        f"(0: no limit; default {limits.connections_per_address})")
+    parser.add_argument("--max-rooms-per-address", type=int, default=limits.rooms_per_address_per_hour,
+                        help="rooms one client address may create (create_room, daily) per hour; more get "
+                        f"`rate_limited` (0: no limit; default {limits.rooms_per_address_per_hour})")
+    parser.add_argument("--idle-timeout", type=float, default=limits.idle_seconds,
+                        help="seconds without a message from a client before its connection is closed "
+                        f"with code 4408 (0: never; default {limits.idle_seconds:g})")
+    parser.add_argument("--ping-interval", type=float, default=limits.ping_interval,
+                        help=f"seconds between websocket pings (0: none; default {limits.ping_interval:g})")
+    parser.add_argument("--ping-timeout", type=float, default=limits.ping_timeout,
+                        help="seconds to wait for a pong before closing a half-open connection with code "
+                        f"1011 (default {limits.ping_timeout:g})")
+    parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS[/BITS]",
+                        help="a proxy (or network of proxies) whose X-Forwarded-For header gives the client "
+                        "address; repeat for several (default: none, the peer address is the client's)")
+    args = parser.parse_args(argv)
+    try:
+        parse_networks(args.trusted_proxy)
+    except ValueError as problem:
+        parser.error(f"--trusted-proxy: {problem}")
+    return args
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The limits the command line asks for."""
+    return Limits(rate=args.rate_limit, burst=2 * args.rate_limit,
+                  connections_per_address=args.max_connections_per_address,
+                  rooms_per_address_per_hour=args.max_rooms_per_address,
+                  idle_seconds=args.idle_timeout or None,
+                  ping_interval=args.ping_interval or None, ping_timeout=args.ping_timeout or None)
 
 
 async def serve_until_stopped(args: argparse.Namespace) -> None:
@@ -74,9 +107,10 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     log = logging.getLogger("whist.main")
     store = open_store(args.store)
     server = WhistServer(store, bot_delay=args.bot_delay, static_dir=args.static_dir,
-                         limits=Limits(args.rate_limit, 2 * args.rate_limit),
+                         limits=limits_from(args),
                          compression=None if args.compression == "none" else args.compression,
-                         daily_secret=args.daily_secret, replica_id=args.replica_id)
+                         daily_secret=args.daily_secret, replica_id=args.replica_id,
+                         trusted_proxies=args.trusted_proxy)
     host, port = await server.start(args.host, args.port)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.

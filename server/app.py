@@ -8,7 +8,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +18,20 @@ from websockets.exceptions import ConnectionClosed
 from . import protocol
 from .bots import bot_names
 from .challenge import DailyChallenge
-from .http import DEFAULT_STATIC_DIR, make_process_request
+from .http import DEFAULT_STATIC_DIR, client_address, make_process_request, parse_networks
+from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow, Limits
 from .live import Tables
+from .metrics import InstrumentedStore, Metrics
 from .protocol import ProtocolError, RequestId
 from .rules import ruleset_names
 from .store import Store
-from .table import TableError, errors
+from .table import TableError, errors, facts
 
 log = logging.getLogger("whist.app")
 
 SERVER_NAME = "whist-server 0.1.0"
+# The HTTP `Server` header: the product only, no version (a version tells an attacker what to try).
+SERVER_HEADER = "whist-server"
 # Frames between 64 KiB and this size get a `frame_too_large` error; larger ones close with 1009.
 HARD_MAX_FRAME = 1024 * 1024
 # Protocol-level errors (bad frames, flooding) within STRIKE_WINDOW seconds that close the connection
@@ -70,20 +74,13 @@ def ruleset_info() -> dict[str, Any]:
     return protocol.ruleset_info()
 
 
-class Limits:
-    """Per-connection rate limit: a token bucket of `burst` messages refilled at `rate` per second."""
-
-    def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
-        self.rate = rate
-        self.burst = burst
-
-
 class Connection:
     """One client: its name, encoding, room and seat token, bucket and outgoing queue."""
 
-    def __init__(self, websocket: ServerConnection, app: WhistServer) -> None:
+    def __init__(self, websocket: ServerConnection, app: WhistServer, address: str = "") -> None:
         self.websocket = websocket
         self.app = app
+        self.address = address  # the client's address (from X-Forwarded-For behind a trusted proxy)
         self.name = "Player"
         self.wants_events = True
         self.binary = False
@@ -102,8 +99,11 @@ class Connection:
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
             # A client that reads nothing must not hold the server's memory.
+            self.app.metrics.limit_refusals.labels("not_reading").inc()
             self.close(1008, "not reading: too many messages waiting")
             return
+        if message.get("type") == "error":
+            self.app.metrics.count_error(str(message.get("code")))
         self.outbox.put_nowait(protocol.encode_frame(message, self.binary))
 
     async def write_loop(self) -> None:
@@ -133,13 +133,22 @@ class Connection:
         self.app.spawn(close_after_flush())
 
     def count_new_room(self) -> None:
-        """Count a room this connection is about to open, or refuse it (`rate_limited`) past the limit."""
+        """Count a room this connection is about to open, or refuse it (`rate_limited`) past the limits:
+        per connection per minute, and per client address per hour."""
         now = time.monotonic()
         while self.new_rooms and self.new_rooms[0] < now - NEW_ROOM_WINDOW:
             self.new_rooms.popleft()
         if len(self.new_rooms) >= MAX_NEW_ROOMS:
             raise ProtocolError("rate_limited", f"too many new rooms: at most {MAX_NEW_ROOMS} per "
                                 f"{NEW_ROOM_WINDOW:g} seconds from one connection; this one was not created")
+        per_hour = self.app.limits.rooms_per_address_per_hour
+        if per_hour:
+            recent = self.app.rooms_by_address.recent(self.address, now)
+            if recent >= per_hour:
+                self.app.metrics.limit_refusals.labels("rooms_per_address").inc()
+                raise ProtocolError("rate_limited", f"too many new rooms from your address: at most "
+                                    f"{per_hour} an hour; this one was not created")
+            self.app.rooms_by_address.add(self.address, now)
         self.new_rooms.append(now)
 
     # ---------------------------------------------------------------- receiving
@@ -157,12 +166,24 @@ class Connection:
     async def receive(self, frame: str | bytes) -> None:
         """Handle one frame: limits, decoding, validation, dispatch; always one answer."""
         started = time.perf_counter()
+        kind, outcome = "invalid", "error"
         try:
-            await self._receive(frame)
+            kind, outcome = await self._receive(frame)
         finally:
-            self.app.request_seconds.append(time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            self.app.request_seconds.append(seconds)
+            metrics = self.app.metrics
+            metrics.request_seconds.observe(seconds)
+            metrics.requests.labels(kind, outcome).inc()
+            if kind == "act" and outcome == "ok":
+                # A room pushes a change to everyone before the request is answered: for a human's
+                # action, the request's time is its action-to-push time. (Bots' actions: the room layer.)
+                metrics.count_action("human")
+                metrics.observe_action_to_push(seconds)
 
-    async def _receive(self, frame: str | bytes) -> None:
+    async def _receive(self, frame: str | bytes) -> tuple[str, str]:
+        """Answer one frame; returns the request's type ("invalid" if unreadable) and "ok" or "error"."""
+        kind = "invalid"
         self.binary = isinstance(frame, bytes)
         request_id: RequestId | None = None
         try:
@@ -176,8 +197,10 @@ class Connection:
             if isinstance(raw_id, int | str) and not isinstance(raw_id, bool):
                 request_id = raw_id
             request = protocol.parse_request(data)
+            kind = request.type
             result = await self.app.dispatch(self, request)
             self.push(protocol.ok(request.id, result))
+            return kind, "ok"
         except ProtocolError as problem:
             answer_id = problem.request_id if problem.request_id is not None else request_id
             self.push(protocol.error(answer_id, problem.code, problem.message))
@@ -186,7 +209,8 @@ class Connection:
                 self.strikes.append(now)
                 while self.strikes and self.strikes[0] < now - STRIKE_WINDOW:
                     self.strikes.popleft()
-                if len(self.strikes) >= MAX_STRIKES:
+                if len(self.strikes) >= MAX_STRIKES and not self.closing:
+                    self.app.metrics.rate_limit_closes.inc()
                     self.close(1008, f"too many bad or excess messages ({problem.code})")
         except Exception as failure:
             log.exception("request failed")
@@ -194,6 +218,7 @@ class Connection:
             self.push(protocol.error(request_id, "internal_error",
                                      f"the server failed on this request ({type(failure).__name__}); "
                                      "nothing was applied"))
+        return kind, "error"
 
 
 class WhistServer:
@@ -209,18 +234,26 @@ class WhistServer:
         compression: str | None = None,
         daily_secret: str | None = None,
         replica_id: str | None = None,
+        trusted_proxies: Sequence[str] = (),
     ) -> None:
         self.store = store
         self.replica_id = replica_id  # which process this is among several on one store (/health)
+        self.metrics = Metrics()
+        # The rooms and the daily challenge go through a store that times every call and counts
+        # compare-and-set conflicts.
+        self.timed_store = InstrumentedStore(store, self.metrics)
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
-        self.tables = Tables(store, bot_delay)
-        self.daily = DailyChallenge(self.tables, store, daily_secret)  # None: env var, else the store's
+        self.tables = Tables(self.timed_store, bot_delay)
+        self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)  # None: env var, else the store's
         self.tables.listen(self.daily)
         self.static_dir = static_dir
         self.limits = limits or Limits()
+        self.trusted_proxies = parse_networks(trusted_proxies)
         self.connections: set[Connection] = set()
+        self.connections_by_address = AddressCounts()
+        self.rooms_by_address = AddressWindow()
         self.server: Server | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
         # How long the last requests took inside the server (frame read -> answer queued), for /health.
@@ -294,25 +327,65 @@ class WhistServer:
 
     async def handle(self, websocket: ServerConnection) -> None:
         """One WebSocket connection, from handshake to close."""
-        conn = Connection(websocket, self)
+        request = websocket.request
+        headers = request.headers if request is not None else None
+        address = client_address(websocket.remote_address, headers, self.trusted_proxies)
+        limit = self.limits.connections_per_address
+        if limit and self.connections_by_address.counts[address] >= limit:
+            self.metrics.limit_refusals.labels("connections_per_address").inc()
+            log.info("refused connection", extra={"fields": {"remote": address, "reason": "per address"}})
+            await websocket.close(CLOSE_TOO_MANY_CONNECTIONS,
+                                  f"too many connections from your address (at most {limit})")
+            return
+        conn = Connection(websocket, self, address)
         self.connections.add(conn)
+        self.connections_by_address.add(address)
+        self.metrics.connections_opened.inc()
         writer = asyncio.create_task(conn.write_loop())
-        log.info("connection opened", extra={"fields": {"remote": str(websocket.remote_address)}})
+        log.info("connection opened", extra={"fields": {"remote": address}})
         try:
-            async for frame in websocket:
-                await conn.receive(frame)
+            await self._read_frames(conn)
         except ConnectionClosed:
             pass
         finally:
             conn.closing = True
             self.connections.discard(conn)
+            self.connections_by_address.remove(address)
             await self.tables.disconnect(conn)
             writer.cancel()
+            self.metrics.connections_closed.labels(str(websocket.close_code)).inc()
             log.info("connection closed", extra={"fields": {"code": websocket.close_code}})
+
+    async def _read_frames(self, conn: Connection) -> None:
+        """Answer frames until the connection closes; close it (4408) when no frame comes for the idle
+        timeout. Cancelling `recv` on a timeout loses nothing (websockets documents it as safe)."""
+        idle = self.limits.idle_seconds or None
+        while True:
+            try:
+                async with asyncio.timeout(idle if not conn.closing else None):
+                    frame = await conn.websocket.recv()
+            except TimeoutError:
+                self.metrics.limit_refusals.labels("idle").inc()
+                conn.close(CLOSE_IDLE, f"idle: no message for {idle:g} seconds")
+                continue
+            await conn.receive(frame)
+
+    def connection_kinds(self) -> list[str]:
+        """Each open connection's kind: player (holds a seat), spectator (in a room) or lobby."""
+        kinds = []
+        for conn in self.connections:
+            room = self.tables.room_of(conn)
+            if room is None:
+                kinds.append("lobby")
+            elif room.seat_of_member(conn) is not None:
+                kinds.append("player")
+            else:
+                kinds.append("spectator")
+        return kinds
 
     async def health(self) -> dict[str, Any]:
         """The `/health` report."""
-        store_ok = await self.store.ping()
+        store_ok = await self.timed_store.ping()
         recent = sorted(self.request_seconds)
 
         def ms(share: float) -> float | None:
@@ -323,6 +396,12 @@ class WhistServer:
                 "pid": os.getpid(), "replica": self.replica_id,
                 "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
 
+    def scrape(self) -> bytes:
+        """The `/metrics` page: the gauges brought up to date, then every metric."""
+        self.metrics.set_connections(self.connection_kinds())
+        self.metrics.set_rooms(facts.status(room.table) for room in self.tables.rooms.values())
+        return self.metrics.exposition()
+
     async def start(self, host: str, port: int) -> tuple[str, int]:
         """Load the stored rooms and listen; returns the bound address (port 0 picks a free one)."""
         await self.tables.registry.load_all()
@@ -330,11 +409,12 @@ class WhistServer:
             self.handle,
             host,
             port,
-            process_request=make_process_request(self.static_dir, self.health),
+            process_request=make_process_request(self.static_dir, self.health, self.scrape, self.metrics),
+            server_header=SERVER_HEADER,
             max_size=HARD_MAX_FRAME,
             compression=self.compression,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=self.limits.ping_interval or None,
+            ping_timeout=self.limits.ping_timeout or None,
             close_timeout=3,  # on shutdown, do not wait long for clients that do not answer
         )
         sockname = next(iter(self.server.sockets)).getsockname()

@@ -1,4 +1,5 @@
-"""Plain HTTP on the WebSocket port: the web client's static files and the health endpoint.
+"""Plain HTTP on the WebSocket port: the web client's static files, `/health` and `/metrics`; and the
+client's address (behind a trusted proxy, from `X-Forwarded-For`).
 
 Runs as websockets' `process_request` hook: a request for `/ws` goes on to the WebSocket handshake,
 anything else is answered here.
@@ -6,9 +7,10 @@ anything else is answered here.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import mimetypes
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,9 @@ from urllib.parse import unquote, urlsplit
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from .metrics import Metrics
 
 WS_PATH = "/ws"
 #: The web client, shipped in the package (in the source tree a link to the top-level client_web/).
@@ -55,21 +60,58 @@ def static_response(static_dir: Path, path: str) -> Response:
 
 
 HealthProbe = Callable[[], Awaitable[dict[str, Any]]]
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(specs: Sequence[str]) -> list[Network]:
+    """Addresses or networks (`10.0.0.5`, `10.0.0.0/8`, `::1`) -> networks; ValueError if one is bad."""
+    return [ipaddress.ip_network(spec.strip(), strict=False) for spec in specs]
+
+
+def _in(address: str, networks: Sequence[Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+def client_address(remote: Any, headers: Headers | None, trusted: Sequence[Network]) -> str:
+    """The client's address: the peer's, unless the peer is a trusted proxy; then the right-most
+    address of `X-Forwarded-For` that is not itself a trusted proxy (entries further left are written
+    by the client and may be forged)."""
+    peer = str(remote[0]) if isinstance(remote, tuple | list) and remote else str(remote or "")
+    if not trusted or headers is None or not _in(peer, trusted):
+        return peer
+    forwarded = [part.strip() for value in headers.get_all("X-Forwarded-For") for part in value.split(",")]
+    for hop in reversed([part for part in forwarded if part]):
+        if not _in(hop, trusted):
+            return hop
+    return peer
 
 
 def make_process_request(
-    static_dir: Path, health: HealthProbe
+    static_dir: Path, health: HealthProbe, scrape: Callable[[], bytes], metrics: Metrics
 ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
-    """The `process_request` hook: `/ws` -> WebSocket; `/health` -> JSON; else a static file."""
+    """The `process_request` hook: `/ws` -> WebSocket; `/health` -> JSON; `/metrics` -> Prometheus
+    text; else a static file."""
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
         if path == WS_PATH:
             return None
         if path == "/health":
+            endpoint = "health"
             report = await health()
             status = HTTPStatus.OK if report.get("status") == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
-            return json_response(status, report)
-        return static_response(static_dir, path)
+            response = json_response(status, report)
+        elif path == "/metrics":
+            endpoint = "metrics"
+            response = _response(HTTPStatus.OK, scrape(), METRICS_CONTENT_TYPE)
+        else:
+            response = static_response(static_dir, path)
+            endpoint = "static" if response.status_code == HTTPStatus.OK else "not_found"
+        metrics.http_requests.labels(endpoint, str(response.status_code)).inc()
+        return response
 
     return process_request

@@ -36,10 +36,19 @@ async def redis_cleanup(redis_url: str, redis_prefix: str) -> AsyncIterator[str]
         await store.close()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the browser tests last.
+    """Run the browser tests last, and (under pytest-xdist's `--dist loadgroup`) all in one worker.
 
     Playwright's sync API keeps its own event loop running in the main thread from the first browser
     test to the end of the session; pytest-asyncio tests collected after it would run under it.
     """
-    items.sort(key=lambda item: item.path.parts[-2:-1] == ("browser",))
+    items.sort(key=is_browser_test)
+    for item in items:
+        if is_browser_test(item):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+def is_browser_test(item: pytest.Item) -> bool:
+    """Whether the test drives Chromium (tests/browser/)."""
+    return item.path.parts[-2:-1] == ("browser",)

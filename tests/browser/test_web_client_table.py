@@ -33,9 +33,20 @@ def held_cards(player: Player) -> set[str]:
     return set(view["hand"]) if view and view.get("hand") else set()
 
 
+def deal_shown(player: Player) -> tuple[Any, Any]:
+    """The deal a page shows (its number) and the phase, e.g. (3, "end")."""
+    state = player.state()
+    return (state.get("room") or {}).get("deal_number"), (state.get("view") or {}).get("phase")
+
+
 def check_spectator_sees_no_hidden_card(spectator: Player, players: list[Player]) -> None:
-    """Cards a player held before and after reading the spectator's page never appear on it."""
+    """Cards a player held before and after reading the spectator's page never appear on it.
+
+    Judged only while the spectator's page shows the players' deal, not yet ended: a page that lags
+    behind (a busy machine) may still show the previous deal's summary, where every hand is public."""
+    deals = [deal_shown(p)[0] for p in players]
     before = [held_cards(p) for p in players]
+    spectator_deal = deal_shown(spectator)
     view = spectator.view() or {}
     # Public although held: a hand lying face up, and the turn-up card (the dealer keeps it).
     exposed = {card for cards in (view.get("exposed") or {}).values() for card in cards}
@@ -43,6 +54,10 @@ def check_spectator_sees_no_hidden_card(spectator: Player, players: list[Player]
         exposed.add(view["turn_up"])
     shown = set(spectator.shown_cards())
     after = [held_cards(p) for p in players]
+    spectator_after = deal_shown(spectator)
+    numbers = {*deals, *(deal_shown(p)[0] for p in players), spectator_deal[0], spectator_after[0]}
+    if len(numbers) != 1 or "end" in (spectator_deal[1], spectator_after[1]):
+        return
     for old, new in zip(before, after, strict=True):
         hidden = (old & new) - exposed
         assert not (shown & hidden), f"the spectator's page shows hidden cards {sorted(shown & hidden)}"

@@ -61,7 +61,7 @@ async def test_a_bot_move_waits_while_a_human_request_is_served() -> None:
         await asyncio.sleep(0.05)
         assert order == [], "no bot move starts while a human request is in progress"
         order.append("human")
-    await asyncio.wait_for(waiting, 1.0)
+    await asyncio.wait_for(waiting, 30.0)
     assert order == ["human", "bot"]
     assert bots.humans_busy == 0
 
@@ -70,9 +70,12 @@ async def test_bots_wait_for_humans_only_so_long() -> None:
     bots = BotScheduler(slots=1, yield_seconds=0.05)
     with bots.human_request():
         started = time.monotonic()
+        # The human request is still in progress: the bot move gets its turn after `yield_seconds` all
+        # the same (were it blocked for good, the test would hang until pytest's timeout).
         async with bots.bot_move():
             waited = time.monotonic() - started
-    assert 0.04 <= waited < 1.0, "a stream of human requests must not stop the bots for good"
+        assert bots.humans_busy == 1
+    assert waited >= 0.04, "the bot waited for the human first"
 
 
 async def test_other_tables_bots_pause_while_a_human_action_is_stored() -> None:
@@ -89,28 +92,28 @@ async def test_other_tables_bots_pause_while_a_human_action_is_stored() -> None:
             bot="random", listed=False)))["room_id"]
         await manager.start(human)
         room = manager.rooms[human_room]
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while room.session is None or 0 not in room.session.deal.to_act():
             assert time.monotonic() < deadline, "the human's turn never came"
             await asyncio.sleep(0.005)
         await manager.start(bot_host)
-        await asyncio.sleep(0.05)
-        assert store.logged(bot_room) > 5, "the bot-only table plays on by itself"
+        while store.logged(bot_room) <= 5:  # the bot-only table plays on by itself
+            await asyncio.sleep(0.005)
 
         store.held_room = human_room
         action = room.session.deal.legal_actions(0)[0]
         acting = asyncio.create_task(manager.act(human, action, None))
-        await asyncio.wait_for(store.reached.wait(), 5)
+        await asyncio.wait_for(store.reached.wait(), 60)
         before = store.logged(bot_room)
         await asyncio.sleep(0.2)
         during = store.logged(bot_room) - before
         assert during <= BOT_SLOTS, f"{during} bot moves were stored while a human's action waited"
 
         store.release.set()
-        assert (await asyncio.wait_for(acting, 5))["action"] == action
+        assert (await asyncio.wait_for(acting, 60))["action"] == action
         after = store.logged(bot_room)
-        await asyncio.sleep(0.1)
-        assert store.logged(bot_room) > after, "the bots go on once the human's action is served"
+        while store.logged(bot_room) <= after:  # the bots go on once the human's action is served
+            await asyncio.sleep(0.005)
     finally:
         store.release.set()
         await manager.close()

@@ -1,0 +1,73 @@
+"""What one client may use: the `Limits` settings and the per-address bookkeeping behind them.
+
+docs/protocol.md ("Limits") lists each limit with the error or close code that answers it.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+
+# Close codes of the limits (1008, 1009 and 1011 are the standard ones the server also uses).
+CLOSE_TOO_MANY_CONNECTIONS = 1013  # "try again later": too many connections from the client's address
+CLOSE_IDLE = 4408  # application code, after HTTP 408: no message for `idle_seconds`
+HOUR = 3600.0
+
+
+@dataclass(slots=True)
+class Limits:
+    """What one client may use. `rate`/`burst`: a token bucket of `burst` messages per connection
+    refilled at `rate` per second. For the others, 0 or None turns the limit off."""
+
+    rate: float = 20.0
+    burst: float = 40.0
+    connections_per_address: int = 20  # open connections from one client address (close 1013 past it)
+    rooms_per_address_per_hour: int = 100  # create_room/daily from one address (`rate_limited` past it)
+    idle_seconds: float | None = 1800.0  # no message for this long: close 4408
+    ping_interval: float | None = 20.0  # websocket pings; no pong within ping_timeout: close 1011
+    ping_timeout: float | None = 20.0
+
+
+class AddressCounts:
+    """Open connections per client address."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def add(self, address: str) -> int:
+        """Count one more connection from `address`; returns how many it now has."""
+        self.counts[address] += 1
+        return self.counts[address]
+
+    def remove(self, address: str) -> None:
+        """One connection from `address` ended."""
+        self.counts[address] -= 1
+        if self.counts[address] <= 0:
+            del self.counts[address]
+
+
+class AddressWindow:
+    """Times of recent events (rooms created) per client address, over a sliding window."""
+
+    def __init__(self, window: float = HOUR) -> None:
+        self.window = window
+        self.times: dict[str, collections.deque[float]] = {}
+
+    def recent(self, address: str, now: float) -> int:
+        """How many events `address` had within the window before `now`."""
+        times = self.times.get(address)
+        if times is None:
+            return 0
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self.times[address]
+            return 0
+        return len(times)
+
+    def add(self, address: str, now: float) -> None:
+        """Record an event of `address` at `now` (and forget addresses whose events are all old)."""
+        if len(self.times) > 10_000:
+            for other in list(self.times):
+                self.recent(other, now)
+        self.times.setdefault(address, collections.deque()).append(now)
