@@ -8,6 +8,7 @@ action in any process: bots may use randomness only from `random.Random(derived 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import random
 from collections.abc import Callable, Mapping
@@ -52,6 +53,18 @@ class RandomBot:
 
 _FACTORIES: dict[str, Callable[[], Bot]] = {"random": RandomBot}
 
+#: One line per bot level for players (the web client shows it beside the level), in English and French.
+BOT_LEVELS: dict[str, dict[str, str]] = {
+    "random": {"en": "Beginner: plays any legal card at random; for learning the rules.",
+               "fr": "Débutant : joue une carte permise au hasard ; pour apprendre les règles."},
+    "heuristic": {"en": "Club player: bids by counting its tricks and plays by the classic rules of thumb.",
+                  "fr": "Joueur de club : annonce en comptant ses levées et joue selon les règles d'usage."},
+    "expert": {"en": "Expert: reads the bidding and the cards played, imagines the hidden hands and "
+                     "calculates the last tricks exactly.",
+               "fr": "Expert : lit les annonces et les cartes jouées, imagine les mains cachées et "
+                     "calcule exactement les dernières levées."},
+}
+
 
 def register_bot(name: str, factory: Callable[[], Bot]) -> None:
     """Make a bot available by name."""
@@ -63,6 +76,20 @@ def get_bot(name: str) -> Bot:
     if name not in _FACTORIES:
         raise BotError(f"unknown bot {name!r}; known: {', '.join(sorted(_FACTORIES))}")
     return _FACTORIES[name]()
+
+
+def load_bot(spec: str) -> Bot:
+    """A bot by registered name, or by `package.module:ClassName` (a bot kept out of the registry,
+    such as the benchmark's oracle): the class is imported and called with no arguments."""
+    if ":" not in spec:
+        return get_bot(spec)
+    module_name, _, class_name = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as error:
+        raise BotError(f"cannot load bot {spec!r}: {error}") from error
+    bot: Bot = factory()
+    return bot
 
 
 def bot_names() -> list[str]:

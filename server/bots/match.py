@@ -15,8 +15,12 @@ by other processes on a busy machine).
     python -m server.bots.match --ruleset couleur --bots heuristic random --deals 2000 --mode 2v2
 
 Deal i uses the seed `<prefix>:<i>` and dealer `i % 4`, so two runs with the same arguments play the
-same cards. Each deal is scored on its own (multiplier 1): the doubling after a tour de passe belongs to
-a session, not to a duplicate deal.
+same cards. A bot is a registered name (`expert`, `heuristic`, `random`) or `package.module:Class` for a
+bot kept out of the product (the oracle of `bench/oracle.py`). With `--results FILE` every finished
+deal is appended to FILE (JSON lines) as soon as its chunk is done, and a run given the same FILE
+skips the deals already there: long runs can be stopped and resumed, and the report covers them all.
+Each deal is scored on its own (multiplier 1): the doubling after a tour de passe belongs to a session,
+not to a duplicate deal.
 """
 
 from __future__ import annotations
@@ -29,14 +33,14 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any
 
 from server.rules import Deal, RulesError, get_ruleset
 
-from . import get_bot
-from .base import Bot, BotError
+from .base import Bot, BotError, load_bot
 
 MODES: dict[str, Callable[[str, str], list[tuple[str, str, str, str]]]] = {
     "2v2": lambda a, b: [(a, b, a, b), (b, a, b, a)],
@@ -92,7 +96,7 @@ def play_table(ruleset: str, seed: str, dealer: int, lineup: Sequence[str], bots
 def play_deal(ruleset: str, index: int, prefix: str, mode: str, bot_a: str, bot_b: str,
               house_rules: Mapping[str, Any] | None = None, budget_ms: float = 20.0) -> DealResult:
     """Play deal `index` at every table of `mode`."""
-    bots = {name: get_bot(name) for name in {bot_a, bot_b}}
+    bots = {name: load_bot(name) for name in {bot_a, bot_b}}
     seed = f"{prefix}:{index}"
     result = DealResult(index)
     for lineup in MODES[mode](bot_a, bot_b):
@@ -108,20 +112,73 @@ def _chunk(args: _ChunkArgs) -> list[DealResult]:
     return [play_deal(ruleset, i, prefix, mode, bot_a, bot_b, house_rules, budget_ms) for i in indices]
 
 
+#: Deals per unit of work: a resumed run loses at most one chunk per worker.
+CHUNK = 4
+
+
 def run_match(ruleset: str, bot_a: str, bot_b: str, deals: int, mode: str = "2v2", prefix: str = "duplicate",
               house_rules: Mapping[str, Any] | None = None, jobs: int = 1, budget_ms: float = 20.0,
-              start: int = 0) -> list[DealResult]:
-    """Play deals `start .. start+deals-1` of the match; `jobs` > 1 spreads them over processes."""
+              start: int = 0, results_path: str | Path | None = None) -> list[DealResult]:
+    """Play deals `start .. start+deals-1` of the match; `jobs` > 1 spreads them over processes.
+
+    With `results_path`, deals already recorded there for this same match are not played again, and
+    every chunk of deals played is appended to it as soon as it is done.
+    """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose {', '.join(MODES)}")
     indices = list(range(start, start + deals))
+    key = match_key(ruleset, bot_a, bot_b, mode, prefix, house_rules)
+    done: dict[int, DealResult] = {}
+    if results_path is not None:
+        wanted = set(indices)
+        done = {r.index: r for r in load_results(results_path, key) if r.index in wanted}
+    todo = [i for i in indices if i not in done]
+    work = [(ruleset, todo[k:k + CHUNK], prefix, mode, bot_a, bot_b, house_rules, budget_ms)
+            for k in range(0, len(todo), CHUNK)]
+
+    def record(chunk: list[DealResult]) -> None:
+        if results_path is not None:
+            with open(results_path, "a", encoding="utf-8") as handle:
+                for result in chunk:
+                    handle.write(json.dumps({"match": key, **asdict(result)}, separators=(",", ":")) + "\n")
+        done.update((r.index, r) for r in chunk)
+
     if jobs <= 1:
-        return _chunk((ruleset, indices, prefix, mode, bot_a, bot_b, house_rules, budget_ms))
-    parts = [indices[k::jobs] for k in range(jobs)]
-    with get_context("spawn").Pool(jobs) as pool:
-        work = [(ruleset, p, prefix, mode, bot_a, bot_b, house_rules, budget_ms) for p in parts]
-        chunks = pool.map(_chunk, work)
-    return sorted((r for chunk in chunks for r in chunk), key=lambda r: r.index)
+        for item in work:
+            record(_chunk(item))
+    else:
+        with get_context("spawn").Pool(jobs) as pool:
+            for chunk in pool.imap_unordered(_chunk, work):
+                record(chunk)
+    return sorted(done.values(), key=lambda r: r.index)
+
+
+def match_key(ruleset: str, bot_a: str, bot_b: str, mode: str, prefix: str,
+              house_rules: Mapping[str, Any] | None) -> str:
+    """What identifies a match in a results file: deals of two different matches never mix."""
+    return json.dumps([ruleset, bot_a, bot_b, mode, prefix, dict(house_rules or {})], sort_keys=True)
+
+
+def load_results(path: str | Path, key: str) -> list[DealResult]:
+    """The deals recorded in a results file for the match `key` (none if the file does not exist).
+
+    Raises ValueError when the file holds deals of another match, or a line that is not a result."""
+    results: list[DealResult] = []
+    if not Path(path).exists():
+        return results
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                if data["match"] != key:
+                    raise ValueError(f"{path}:{number} holds a deal of another match ({data['match']})")
+                tables = [TableResult(**{**t, "lineup": tuple(t["lineup"])}) for t in data["tables"]]
+                results.append(DealResult(int(data["index"]), tables))
+            except (KeyError, TypeError, json.JSONDecodeError) as error:
+                raise ValueError(f"{path}:{number} is not a deal result: {error}") from error
+    return results
 
 
 # -------------------------------------------------------------------- the report
@@ -245,20 +302,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--budget-ms", type=float, default=20.0)
     parser.add_argument("--json", dest="json_path", help="also write the summary as JSON to this file")
+    parser.add_argument("--results", dest="results_path",
+                        help="JSON-lines file of finished deals: appended to as deals finish, and deals "
+                             "already in it are not played again (resumable runs)")
     args = parser.parse_args(argv)
     try:
         house_rules = json.loads(args.house_rules)
         if not isinstance(house_rules, dict):
             raise ValueError("--house-rules must be a JSON object")
         for name in args.bots:
-            get_bot(name)
+            load_bot(name)
         get_ruleset(args.ruleset).resolve_house_rules(house_rules)
     except (ValueError, BotError, RulesError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    results = run_match(args.ruleset, args.bots[0], args.bots[1], args.deals, args.mode, args.prefix,
-                        house_rules, args.jobs, args.budget_ms, args.start)
+    try:
+        results = run_match(args.ruleset, args.bots[0], args.bots[1], args.deals, args.mode, args.prefix,
+                            house_rules, args.jobs, args.budget_ms, args.start, args.results_path)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     summary = summarize(results, args.bots[0], args.bots[1])
     summary.update(ruleset=args.ruleset, mode=args.mode, bots=list(args.bots), prefix=args.prefix,
                    house_rules=house_rules, start=args.start, seconds=round(time.perf_counter() - started, 1))

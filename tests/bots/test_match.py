@@ -68,3 +68,28 @@ def test_spreading_deals_over_processes_gives_the_same_results() -> None:
     two = run_match(RULESETS[0], "heuristic", "random", 6, "2v2", "jobs", jobs=2)
     assert [[t.points for t in d.tables] for d in one] == [[t.points for t in d.tables] for d in two]
     assert [d.index for d in two] == list(range(6))
+
+
+def test_a_bot_outside_the_registry_is_loaded_by_module_and_class(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--ruleset", RULESETS[0], "--bots", "server.bots.base:RandomBot", "heuristic", "--deals", "2"]
+    assert main(argv) == 0
+    assert "server.bots.base:RandomBot" in capsys.readouterr().out
+    assert main(["--ruleset", RULESETS[0], "--bots", "server.bots.base:NoSuchBot", "heuristic"]) == 2
+    assert "cannot load bot" in capsys.readouterr().err
+
+
+def test_a_results_file_resumes_a_run_and_refuses_another_match(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "run.jsonl"
+    whole = run_match(RULESETS[0], "heuristic", "random", 6, "2v2", "resume")
+    first = run_match(RULESETS[0], "heuristic", "random", 4, "2v2", "resume", results_path=path)
+    assert [r.index for r in first] == [0, 1, 2, 3] and len(path.read_text().splitlines()) == 4
+    resumed = run_match(RULESETS[0], "heuristic", "random", 6, "2v2", "resume", results_path=path)
+    assert len(path.read_text().splitlines()) == 6  # only deals 4 and 5 were played
+    assert [[t.points for t in d.tables] for d in resumed] == [[t.points for t in d.tables] for d in whole]
+    assert summarize(resumed, "heuristic", "random")["difference"] == summarize(
+        whole, "heuristic", "random")["difference"]
+    argv = ["--ruleset", RULESETS[0], "--bots", "random", "heuristic", "--deals", "2", "--prefix", "resume",
+            "--results", str(path)]
+    assert main(argv) == 2
+    assert "another match" in capsys.readouterr().err

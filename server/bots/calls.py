@@ -1,0 +1,120 @@
+"""The expert's calls: the heuristic bidder proposes, simulation over sampled deals decides.
+
+For a call that would make this seat play alone (a solo, an abondance or abundance, a misère, piccolo, a
+chelem), the bot draws weighted deals of the hidden cards (`worlds.py`), plays each one out with the
+contract the call would give (`solver.greedy_playout`: every hand seen, simple greedy play; exact search
+of 13 cards is out of reach in pure Python), and estimates how often the contract is made. A call whose
+estimated chance is below `VETO` is replaced by a pass. Trump is named by the same simulation: the suit
+in which the playouts give this seat's side the best mean points. Team calls (proposals, acceptances,
+raises) stay with the heuristic bidder: the partner is not known when they are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.rules.cards import SUITS
+
+from .evaluate import best_suits
+from .solver import greedy_playout, to_mask
+from .worlds import World, WorldSource
+
+View = Mapping[str, Any]
+
+#: A lone call whose simulated chance of being made is below this is not made.
+VETO = 0.3
+
+_MISERES = {"misere", "petite-misere", "grande-misere", "misere-etalee", "spread-misere",
+            "petite-misere-etalee", "grande-misere-etalee"}
+
+
+def choose_call(view: View, seed: str, fallback: str, worlds: WorldSource) -> str | None:
+    """The call to make (None: the heuristic's `fallback`); `worlds` gives the deals to simulate."""
+    phase = view.get("phase")
+    if phase == "trump" or (phase == "auction" and fallback.startswith("trump ")):
+        return _name_trump(view, seed, fallback, worlds)
+    if phase != "auction" or fallback == "pass" or "pass" not in view["legal"]:
+        return None
+    spec = _lone_contract(view, fallback)
+    if spec is None:
+        return None
+    trump, level, declarer_leads = spec
+    seat = int(view["seat"])
+    made = 0.0
+    total = 0
+    for world in worlds(view, seed):
+        taken = _playout(view, world, (seat,), trump, level, declarer_leads)
+        ok = taken == level if level <= 1 else taken >= level
+        made += world.weight * ok
+        total += world.weight
+    if total and made / total < VETO:
+        return "pass"
+    return fallback
+
+
+def _lone_contract(view: View, action: str) -> tuple[str | None, int, bool] | None:
+    """(trump, tricks needed, declarer leads) of a lone call, or None for other calls."""
+    verb, *args = action.split(" ")
+    turn_up = view.get("turn_up")
+    hand = list(view["hand"])
+    if verb in _MISERES:
+        return None, 0, False
+    if verb == "piccolo":
+        return None, 1, False
+    if verb == "solo":
+        if args:  # couleur, belge-club: solo N S
+            return args[1], int(args[0]), False
+        return (turn_up[1] if turn_up else best_suits(hand)[0][1]), 5, False
+    if verb == "abondance":
+        return args[1], int(args[0]), True
+    if verb in ("abundance", "royal-abundance"):
+        suits = [s for s in SUITS if verb == "royal-abundance" or not turn_up or s != turn_up[1]]
+        trump = turn_up[1] if verb == "royal-abundance" and turn_up else best_suits(hand, suits)[0][1]
+        return trump, 9, False
+    if verb in ("abundance-declared", "grand-chelem", "petit-chelem"):
+        need = 12 if verb == "petit-chelem" else 13
+        named = args[0] if args else best_suits(hand)[0][1]  # abundance declared: named after
+        return (None if named == "NT" else named), need, True
+    return None
+
+
+def _playout(view: View, world: World, declarers: Sequence[int], trump: str | None, level: int,
+             declarer_leads: bool) -> int:
+    """The declarers' tricks in one greedy playout of the world's hands as dealt."""
+    hands = [to_mask(hand) for hand in world.sample.hands]
+    side_a = tuple(s in declarers for s in range(4))
+    maximizes = tuple((not a) if level == 0 else a for a in side_a)
+    leader = declarers[0] if declarer_leads else int(view["eldest"])
+    return greedy_playout(hands, leader, trump, side_a, maximizes)
+
+
+def _name_trump(view: View, seed: str, fallback: str, worlds: WorldSource) -> str | None:
+    """The trump suit whose playouts give this seat's side the most tricks (ties: the heuristic's)."""
+    legal = [str(a) for a in view["legal"] if str(a).startswith("trump ")]
+    if len(legal) < 2:
+        return None
+    seat = int(view["seat"])
+    contract = view.get("contract") or {}
+    declarers = tuple(int(s) for s in contract.get("declarers") or [seat])
+    announcements = [e for e in view.get("announcements") or [] if e.get("type") == "trou"]
+    if not contract and announcements:
+        declarers = (int(announcements[0]["seat"]), int(announcements[0]["partner"]))
+    leader = seat if contract.get("name") in ("abundance-declared",) else int(view["eldest"])
+    drawn = worlds(view, seed)
+    means: dict[str, float] = {}
+    for action in legal:
+        suit = action.split(" ")[1]
+        trump = None if suit == "NT" else suit
+        hands_total = 0.0
+        weight = 0
+        for world in drawn:
+            hands = [to_mask(hand) for hand in world.sample.hands]
+            side_a = tuple(s in declarers for s in range(4))
+            hands_total += world.weight * greedy_playout(hands, leader, trump, side_a, side_a)
+            weight += world.weight
+        means[action] = hands_total / weight if weight else 0.0
+    best = max(means.values())
+    if means.get(fallback, -1.0) >= best - 0.25:
+        return fallback  # within the noise of the playouts: trust the hand evaluation
+    return max(legal, key=lambda a: (means[a], a))

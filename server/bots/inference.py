@@ -1,0 +1,119 @@
+"""Reading the auction: how likely a sampled deal of the hidden cards is, given the calls each seat made.
+
+`sample_hidden_hands` already respects everything certain (hand sizes, shown voids, known cards, hidden
+discards). The calls say more, but only in probability: a proposer usually holds length and strength in
+his suit, a misère caller a low hand, a seat that passed at its first turn no strong suit. `world_weight`
+scores a sampled deal by how well each other seat's dealt hand fits its calls (a product of soft
+logistic factors over the hand evaluations the bots bid with), and gives zero weight to samples that
+contradict a hard public fact (a proposal in a suit the hand never held, a trou without its aces, three
+aces in one hand with no trou announced). The search then draws its worlds in proportion to the weights.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.rules.cards import SUITS
+
+from .evaluate import best_suits, misere_risk, trick_estimate
+from .knowledge import Knowledge, SampledDeal
+
+View = Mapping[str, Any]
+
+#: Aces that make a trou, per ruleset (a ruleset not listed has no trou).
+TROU_ACES: dict[str, tuple[int, ...]] = {"couleur": (3, 4), "belge-club": (3,)}
+
+#: Trick estimate a suit call stands for (the middle of the logistic), per verb.
+_SUIT_CALL_STRENGTH = {"propose": 3.5, "accept": 3.0, "prop": 4.0, "cop": 3.0, "solo": 5.0,
+                       "raise": 4.5, "abondance": 8.5, "maintain": 3.5, "renew": 3.5}
+_MISERE_VERBS = ("misere", "petite-misere", "grande-misere", "misere-etalee", "spread-misere",
+                 "petite-misere-etalee", "grande-misere-etalee")
+
+
+def _logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def dealt_hands(knowledge: Knowledge, sample: SampledDeal) -> list[list[str]]:
+    """Each seat's hand as dealt in the sample: its current cards, the cards it played, its discard."""
+    hands = []
+    for seat in range(4):
+        cards = list(sample.hands[seat]) + list(knowledge.played_by[seat])
+        if seat in sample.discards:
+            cards.append(sample.discards[seat])
+        hands.append(cards)
+    return hands
+
+
+def _call_suit(verb: str, args: Sequence[str], view: View) -> str | None:
+    """The trump suit a call stands for, if any."""
+    for arg in args:
+        if arg in SUITS:
+            return arg
+    if verb in ("prop", "cop", "solo") and view.get("turn_up"):
+        return str(view["turn_up"])[1]  # solo whist: the turn-up suit
+    return None
+
+
+def seat_factor(seat: int, hand: Sequence[str], calls: Sequence[tuple[int, str]], view: View) -> float:
+    """How well `hand` fits the calls `seat` made (1.0: no information; 0.0: impossible)."""
+    factor = 1.0
+    first = True
+    for caller, action in calls:
+        if caller != seat:
+            continue
+        verb, *args = action.split(" ")
+        suit = _call_suit(verb, args, view)
+        if verb in ("propose", "accept", "renew", "maintain") and suit is not None \
+                and not any(card[1] == suit for card in hand):
+            return 0.0  # the rules require a card of the suit
+        if verb == "pass":
+            if first:
+                best = best_suits(hand)[0][0]
+                factor *= _logistic(1.5 * (5.0 - best))  # a first-turn pass: no strong suit
+        elif verb in _MISERE_VERBS:
+            factor *= _logistic(0.8 * (4.0 - misere_risk(hand, 1 if verb == "petite-misere" else 0)))
+        elif verb == "piccolo":
+            aces = sum(1 for card in hand if card[0] == "A")
+            factor *= 0.3 if aces != 1 else _logistic(0.8 * (4.0 - misere_risk(hand)))
+        elif verb == "trump" and suit is not None:
+            estimate = trick_estimate(hand, suit)
+            factor *= _logistic(1.0 * (estimate - best_suits(hand)[0][0] + 1.0))
+        elif suit is not None and verb in _SUIT_CALL_STRENGTH:
+            factor *= _logistic(1.2 * (trick_estimate(hand, suit) - _SUIT_CALL_STRENGTH[verb]))
+        elif verb in ("abundance", "royal-abundance", "abundance-declared"):
+            factor *= _logistic(1.0 * (best_suits(hand)[0][0] - 8.0))
+        first = False
+    return factor
+
+
+def _trou_factor(view: View, hands: Sequence[Sequence[str]]) -> float:
+    """Zero when the sampled aces contradict the trou announcement (or its absence)."""
+    counts = TROU_ACES.get(str(view.get("ruleset")))
+    if counts is None:
+        return 1.0
+    aces = [sum(1 for card in hand if card[0] == "A") for hand in hands]
+    announced = [e for e in view.get("announcements") or [] if e.get("type") == "trou"]
+    if not announced:
+        return 0.0 if any(n in counts for n in aces) else 1.0
+    holder, partner = int(announced[0]["seat"]), int(announced[0]["partner"])
+    if aces[holder] not in counts:
+        return 0.0
+    if aces[holder] == 3 and aces[partner] != 1:
+        return 0.0
+    return 1.0
+
+
+def world_weight(view: View, knowledge: Knowledge, sample: SampledDeal) -> float:
+    """The relative likelihood of `sample` given the public calls (0 when it contradicts a public fact)."""
+    hands = dealt_hands(knowledge, sample)
+    weight = _trou_factor(view, hands)
+    if weight == 0.0:
+        return 0.0
+    calls = [(int(s), str(a)) for s, a in view.get("calls") or []]
+    for seat in range(4):
+        if seat != knowledge.seat and knowledge.unknown_count(seat) > 0:
+            weight *= seat_factor(seat, hands[seat], calls, view)
+    return weight

@@ -1,0 +1,162 @@
+"""The expert bot: legal in every ruleset, deterministic across processes, reads only its view, and plays
+the card the exact search proves best when it knows the cards."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bots_helpers import RULESETS, decision_points, frozen_copy, iter_views
+from test_no_peeking import HIDDEN_KEYS, SealedView, _alternative_deal
+
+from server.bots import ExpertBot, get_bot, load_bot
+from server.bots.expert import EXACT_TRICKS
+from server.bots.solver import Solver, card_bit, to_mask
+from server.rules import Deal
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+
+def test_the_expert_is_registered_beside_the_other_bots() -> None:
+    assert isinstance(get_bot("expert"), ExpertBot)
+    assert get_bot("expert").name == "expert"
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_every_expert_action_is_legal_over_many_deals(ruleset: str) -> None:
+    searched = 0
+
+    def check(deal: Deal, seat: int, view: dict[str, Any], action: str) -> None:
+        nonlocal searched
+        assert action in view["legal"]
+        if view["phase"] == "play" and len(view["legal"]) > 1 and max(view["hand_counts"]) <= EXACT_TRICKS:
+            searched += 1
+
+    for i in range(10):
+        lineup = ("expert", "heuristic", "expert", "heuristic") if i % 3 else (
+            "random", "expert", "expert", "expert")
+        deal = decision_points(ruleset, f"expert-legal:{i}", i % 4, lineup, check)
+        assert deal.finished
+    assert searched > 10  # the search itself was exercised, not only its fallback
+
+
+SCRIPT = (
+    "import json, sys\n"
+    f"sys.path.insert(0, {str(HERE)!r})\n"
+    "from test_expert import expert_decisions\n"
+    "print(json.dumps(expert_decisions(sys.argv[1], int(sys.argv[2]))))\n"
+)
+
+
+def expert_decisions(ruleset: str, deals: int) -> list[list[object]]:
+    """Every decision of `deals` deals with the expert in seats 0 and 2 and the heuristic bot in 1 and 3."""
+    bots = [get_bot(name) for name in ("expert", "heuristic", "expert", "heuristic")]
+    decisions: list[list[object]] = []
+    for i in range(deals):
+        deal = Deal.from_seed(ruleset, f"expert-determinism:{i}", i % 4)
+        while not deal.finished:
+            seat = min(deal.to_act())
+            action = bots[seat].decide(deal.view(seat), f"seed:{i}:{seat}", 20.0)
+            decisions.append([i, seat, action])
+            deal.apply(seat, action)
+    return decisions
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_expert_decides_the_same_in_two_fresh_processes(ruleset: str) -> None:
+    runs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run([sys.executable, "-c", SCRIPT, ruleset, "5"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=280, check=True)
+        runs.append(json.loads(done.stdout))
+    here = expert_decisions(ruleset, 5)
+    assert runs[0] == runs[1] == json.loads(json.dumps(here))
+    assert len(here) > 80
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_expert_decides_from_a_sealed_copy_of_the_view_exactly_as_from_the_view(ruleset: str) -> None:
+    bot = get_bot("expert")
+    count = 0
+    for n, point in enumerate(iter_views(ruleset, 4, ("heuristic",) * 4, "expert-sealed")):
+        view = point.view
+        if view["phase"] == "play" and max(view["hand_counts"]) > EXACT_TRICKS and n % 4:
+            continue  # early play is the heuristic's: keep the test quick
+        sealed = SealedView(view)
+        assert bot.decide(sealed, "seal", 20.0) == bot.decide(frozen_copy(view), "seal", 20.0)
+        assert not sealed.read & HIDDEN_KEYS
+        count += 1
+    assert count > 30
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_changing_the_other_seats_hidden_cards_does_not_change_the_experts_decision(ruleset: str) -> None:
+    bot = get_bot("expert")
+    compared = changed_cards = 0
+    for n, point in enumerate(iter_views(ruleset, 4, ("heuristic",) * 4, "expert-peek")):
+        view = point.view
+        late = view["phase"] == "play" and max(view["hand_counts"]) <= EXACT_TRICKS and len(view["legal"]) > 1
+        if not late and view["phase"] != "auction":
+            continue
+        decision = bot.decide(frozen_copy(view), "peek", 20.0)
+        alternative = _alternative_deal(point, f"expert-peek:{n}")
+        if alternative is None or alternative.view(point.seat) != view:
+            continue  # the history is not legal with those cards, or a public fact changed
+        if any(alternative.hands[s] != point.hands[s] for s in range(4) if s != point.seat):
+            changed_cards += 1
+        assert bot.decide(frozen_copy(alternative.view(point.seat)), "peek", 20.0) == decision
+        compared += 1
+    assert compared > 10 and changed_cards > 5
+
+
+def test_the_oracle_plays_the_card_the_search_proves_best_on_the_true_hands() -> None:
+    """The oracle (bench/oracle.py) is the expert's search with the real deal as its only world: in the
+    last tricks its card must reach the best outcome the exact search finds for its side."""
+    sys.path.insert(0, str(ROOT))
+    oracle = load_bot("bench.oracle:OracleBot")
+    checked = 0
+    for i in range(6):
+        seed = f"oracle-check:{i}"
+        deal = Deal.from_seed("solo-whist", seed, i % 4)
+        lineup = ["heuristic", "heuristic", "heuristic", "heuristic"]
+        bots = {"heuristic": get_bot("heuristic")}
+        while not deal.finished:
+            seat = min(deal.to_act())
+            view = deal.view(seat)
+            contract = deal.contract
+            late = view["phase"] == "play" and len(view["legal"]) > 1 and max(view["hand_counts"]) <= 3
+            if contract is not None and late and len(contract.declarers) == 1 and contract.level >= 2:
+                action = oracle.decide(frozen_copy(view), f"{seed}:{seat}", 20.0)
+                side_a = tuple(s in contract.declarers for s in range(4))
+                hands = [to_mask(h) for h in deal.hands]
+                played = [card_bit(c) for _, c in deal.trick.cards] if deal.trick else []
+                leader = deal.trick.leader if deal.trick else seat
+                outcomes = {}
+                for legal in view["legal"]:
+                    bit = card_bit(legal[5:])
+                    after = list(hands)
+                    after[seat] ^= 1 << bit
+                    solver = Solver(contract.trump, side_a, side_a)
+                    outcomes[legal] = solver.value(after, leader, [*played, bit])
+                best = max(outcomes.values()) if side_a[seat] else min(outcomes.values())
+                assert outcomes[action] == best
+                checked += 1
+            else:
+                action = bots[lineup[seat]].decide(view, f"{seed}:{seat}", 20.0)
+            deal.apply(seat, action)
+    assert checked > 10
+
+
+def test_every_registered_bot_has_a_one_line_explanation_for_players() -> None:
+    from server.bots import BOT_LEVELS, bot_names
+
+    assert set(BOT_LEVELS) == set(bot_names())
+    for texts in BOT_LEVELS.values():
+        assert set(texts) == {"en", "fr"} and all(0 < len(t) <= 120 and "\n" not in t for t in texts.values())
