@@ -246,7 +246,8 @@ class WhistServer:
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
         self.tables = Tables(self.timed_store, bot_delay)
-        self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)  # None: env var, else the store's
+        # The daily secret: None means the env var, else the store's.
+        self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)
         self.tables.listen(self.daily)
         self.static_dir = static_dir
         self.limits = limits or Limits()
