@@ -223,16 +223,19 @@ class InstrumentedStore(Store):
 
     async def claim_daily_player(self, day: str, player: str) -> bool:
         """The inner store's claim, timed."""
-        first: bool = await self._timed("claim_daily_player", lambda: self.inner.claim_daily_player(day, player))
+        first: bool = await self._timed("claim_daily_player",
+                                        lambda: self.inner.claim_daily_player(day, player))
         return first
 
     async def write_deal_result(self, day: str, deal: str, room_id: str, result: JSON) -> None:
         """The inner store's deal result write, timed."""
-        await self._timed("write_deal_result", lambda: self.inner.write_deal_result(day, deal, room_id, result))
+        await self._timed("write_deal_result",
+                          lambda: self.inner.write_deal_result(day, deal, room_id, result))
 
     async def deal_results(self, day: str, deal: str) -> dict[str, JSON]:
         """The inner store's deal results, timed."""
-        results: dict[str, JSON] = await self._timed("deal_results", lambda: self.inner.deal_results(day, deal))
+        results: dict[str, JSON] = await self._timed("deal_results",
+                                                     lambda: self.inner.deal_results(day, deal))
         return results
 
     async def close(self) -> None:

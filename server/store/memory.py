@@ -96,4 +96,5 @@ class MemoryStore(Store):
 
     async def deal_results(self, day: str, deal: str) -> dict[str, JSON]:
         """Fresh copies of the deal's results."""
-        return {room_id: json.loads(text) for room_id, text in self._deal_results.get((day, deal), {}).items()}
+        stored = self._deal_results.get((day, deal), {})
+        return {room_id: json.loads(text) for room_id, text in stored.items()}
