@@ -317,9 +317,11 @@ class WhistServer:
                 return {}
             case protocol.HintRequest():
                 return await tables.hint(conn)
-            case protocol.Daily():
+            case protocol.Daily(player_key=player_key):
                 conn.count_new_room()
-                return await self.daily.start(conn)
+                return await self.daily.start(conn, player_key)
+            case protocol.DailyDealResults(deal=deal):
+                return await self.daily.deal_results(conn, deal)
             case protocol.Leaderboard(day=day, limit=limit):
                 return await self.daily.ranking(conn, day, limit)
         raise ProtocolError("unknown_type", f"no handler for {request.type!r}")
