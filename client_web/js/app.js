@@ -7,6 +7,7 @@ import { Connection } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { renderRoom, announceEvents, toast } from "./table.js";
 import { h, replace } from "./dom.js";
+import { playerKey } from "./daily.js";
 
 const NAME_KEY = "whist.name";
 
@@ -93,7 +94,7 @@ export const app = {
   async startDaily() {
     await serverReady;
     if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
-    const result = await this.request("daily").catch(() => null);
+    const result = await this.request("daily", { player_key: playerKey() }).catch(() => null);
     if (!result) return;
     this.keepToken(result.room_id, result.token);
     this.enterRoom(result.room_id);

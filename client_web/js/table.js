@@ -5,6 +5,7 @@ import { t } from "./i18n.js";
 import { h, replace } from "./dom.js";
 import { cardFace, cardBack, suitBadge } from "./cards.js";
 import { describeAction, parseAction, callLogText, verbLabel, SUIT_SYMBOL, RED_SUITS, rankText } from "./calls.js";
+import { dealResultsSection, practiceChip, practiceNote } from "./daily.js";
 
 const POSITIONS = ["bottom", "left", "top", "right"];
 const SUIT_ORDER = ["S", "H", "C", "D"];
@@ -308,6 +309,7 @@ function infoBar(app) {
   chips.push(h("span", { class: "chip" }, t("table.deal", { n: (room.deal_number ?? 0) + 1 }),
     room.session?.deals ? ` / ${room.session.deals}` : ""));
   if (room.daily) chips.push(h("span", { class: "chip daily-score" }, t("daily.score.chip", { score: dailyScore(room) })));
+  chips.push(practiceChip(room));
   if (view) {
     const contract = view.contract;
     if (contract) {
@@ -793,6 +795,10 @@ function summaryDialog(app, over) {
   body.append(balancesTable(app, result));
   const daily = dailyNote(room);
   if (daily) body.append(daily);
+  const practice = practiceNote(room);
+  if (practice) body.append(practice);
+  const others = dealResultsSection(app, room, contractTitle);
+  if (others) body.append(others);
   const buttons = h("div", { class: "row buttons" });
   if (over) {
     body.prepend(h("p", { class: "final-note" }, t("ann.session_over")));
