@@ -25,7 +25,7 @@ from .metrics import InstrumentedStore, Metrics
 from .protocol import ProtocolError, RequestId
 from .rules import ruleset_names
 from .store import Store
-from .table import TableError, errors, facts
+from .table import Table, TableError, errors, facts
 
 log = logging.getLogger("whist.app")
 
@@ -66,6 +66,11 @@ ERROR_CODES: dict[type[TableError], str] = {
 def wire_error(problem: TableError) -> ProtocolError:
     """A table error as the protocol's error (its stable code and message)."""
     return ProtocolError(ERROR_CODES.get(type(problem), "internal_error"), problem.message)
+
+
+def room_kind(table: Table) -> str:
+    """A room's kind for the metrics: daily, listed (in the lobby) or private."""
+    return "daily" if table.daily is not None else "listed" if table.options.listed else "private"
 
 
 @functools.cache
@@ -235,6 +240,7 @@ class WhistServer:
         daily_secret: str | None = None,
         replica_id: str | None = None,
         trusted_proxies: Sequence[str] = (),
+        bot_workers: int = 1,
     ) -> None:
         self.store = store
         self.replica_id = replica_id  # which process this is among several on one store (/health)
@@ -245,7 +251,7 @@ class WhistServer:
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
-        self.tables = Tables(self.timed_store, bot_delay)
+        self.tables = Tables(self.timed_store, bot_delay, metrics=self.metrics, bot_workers=bot_workers)
         # The daily secret: None means the env var, else the store's.
         self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)
         self.tables.listen(self.daily)
@@ -402,7 +408,8 @@ class WhistServer:
     def scrape(self) -> bytes:
         """The `/metrics` page: the gauges brought up to date, then every metric."""
         self.metrics.set_connections(self.connection_kinds())
-        self.metrics.set_rooms(facts.status(room.table) for room in self.tables.rooms.values())
+        self.metrics.set_rooms((room_kind(room.table), facts.status(room.table))
+                               for room in self.tables.rooms.values())
         return self.metrics.exposition()
 
     async def start(self, host: str, port: int) -> tuple[str, int]:

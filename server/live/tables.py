@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from ..protocol import CreateRoom
 from ..store import Store
 from ..table import Daily, Outcome, Table, deal_records, errors, facts, hash_token, play, seating, to_stored
-from .bots import BotDriver, BotScheduler
+from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON, RoomListener
 from .lobby import Lobby
 from .outbox import Outbox
@@ -43,12 +43,13 @@ class Tables:
     """Every table of this process and its connections: the room registry with its listeners (the
     outbox, the bot driver, the grace timers, the lobby, and any added with `listen`)."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None) -> None:
+    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None,
+                 metrics: BotObserver | None = None, bot_workers: int = 1) -> None:
         self.store = store
         self.scheduler = scheduler or BotScheduler()
         self.registry = RoomRegistry(store, self.scheduler.human_request)
         self.outbox = Outbox()
-        self.bots = BotDriver(self.scheduler, bot_delay)
+        self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers)
         self.timers = GraceTimers()
         self.lobby = Lobby(store, self.registry.held)
         for listener in (self.outbox, self.timers, self.lobby, self.bots):
