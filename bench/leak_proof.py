@@ -123,15 +123,15 @@ async def watchdog(server: WhistServer, room_id: str, clients: tuple[WhistClient
             seen, since = frames, time.monotonic()
         elif time.monotonic() - since > seconds:
             session = room.session
+            table = room.table
             bots = server.tables.scheduler
             last = [client.received[-1].get("type") if client.received else None for client in clients]
             raise StalledError(
-                f"no frame for {seconds:g} s: status {facts.status(room.table)}, seats "
-                f"{[seat.kind for seat in room.table.seats]}, to act "
+                f"no frame for {seconds:g} s: status {facts.status(table)}, seats "
+                f"{[seat.kind for seat in table.seats]}, to act "
                 f"{sorted(session.deal.to_act()) if session else None}, phase "
-                f"{session.deal.phase if session else None}, ready {sorted(room.table.ready)}, bot task "
-                f"{'running' if server.tables.bots.busy(room) else 'none'}, bot slots free "
-                f"{bots.free}, humans busy {bots.humans_busy}, bots in line {len(bots._line)}; "
+                f"{session.deal.phase if session else None}, ready {sorted(table.ready)}, "
+                f"bot slots free {bots.free}, humans busy {bots.humans_busy}; "
                 f"clients' last frames {last}")
 
 

@@ -38,20 +38,20 @@ async def measure(url: str, rooms: int, deals: int) -> dict[str, Any]:
     """Play `rooms` bot-only rooms of `deals` deals; Redis's counters before and after."""
     from redis.asyncio import Redis
 
+    from server.live import Tables
     from server.protocol import CreateRoom
-    from server.rooms import RoomManager
     from server.store.redis import RedisStore
 
     watcher = Redis.from_url(url)
     store = RedisStore(url)
-    manager = RoomManager(store, bot_delay=0.0)
+    manager = Tables(store, bot_delay=0.0)
     before = await redis_info(watcher)
     for _ in range(rooms):
         peer = _CountingPeer()
         request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
                              session={"deals": deals}, bot="random")  # type: ignore[arg-type]
         await manager.create_room(peer, request)
-        await manager.start_game(peer)
+        await manager.start(peer)
     live = list(manager.rooms.values())
     started = time.monotonic()
     while any(not room.over for room in live) and time.monotonic() - started < 300:

@@ -245,14 +245,13 @@ class WhistServer:
         self.store = store
         self.replica_id = replica_id  # which process this is among several on one store (/health)
         self.metrics = Metrics()
-        # The rooms and the daily challenge go through a store that times every call and counts
-        # compare-and-set conflicts.
+        # The rooms go through a store that times every call and counts conflicts.
         self.timed_store = InstrumentedStore(store, self.metrics)
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
         self.tables = Tables(self.timed_store, bot_delay, metrics=self.metrics, bot_workers=bot_workers)
-        # The daily secret: None means the env var, else the store's.
+        # daily_secret None: the env var, else the store's
         self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)
         self.tables.listen(self.daily)
         self.static_dir = static_dir
@@ -383,10 +382,10 @@ class WhistServer:
         """Each open connection's kind: player (holds a seat), spectator (in a room) or lobby."""
         kinds = []
         for conn in self.connections:
-            room = self.tables.room_of(conn)
-            if room is None:
+            membership = self.tables.members.get(conn)
+            if membership is None:
                 kinds.append("lobby")
-            elif room.seat_of_member(conn) is not None:
+            elif facts.seat_of(membership.room.table, membership.participant) is not None:
                 kinds.append("player")
             else:
                 kinds.append("spectator")

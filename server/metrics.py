@@ -196,11 +196,6 @@ class InstrumentedStore(Store):
         ids: list[str] = await self._timed("room_ids", self.inner.room_ids)
         return ids
 
-    async def ping(self) -> bool:
-        """The inner store's ping, timed (False counts as unreachable)."""
-        answered: bool = await self._timed("ping", self.inner.ping)
-        return answered
-
     async def daily_secret(self) -> str:
         """The inner store's daily secret, timed."""
         secret: str = await self._timed("daily_secret", self.inner.daily_secret)
@@ -221,6 +216,11 @@ class InstrumentedStore(Store):
         top: tuple[list[LeaderboardLine], int] = await self._timed(
             "leaderboard_top", lambda: self.inner.leaderboard_top(day, limit))
         return top
+
+    async def ping(self) -> bool:
+        """The inner store's ping, timed (False counts as unreachable)."""
+        answered: bool = await self._timed("ping", self.inner.ping)
+        return answered
 
     async def claim_daily_player(self, day: str, player: str) -> bool:
         """The inner store's claim, timed."""
@@ -244,6 +244,5 @@ class InstrumentedStore(Store):
         await self.inner.close()
 
     def __getattr__(self, name: str) -> Any:
-        # Anything else a store offers (the leaderboard's and challenge's own Redis calls, test
-        # helpers) goes to the inner store untimed.
+        # Anything else a store offers (test helpers, Redis specifics) goes to the inner store untimed.
         return getattr(self.inner, name)

@@ -26,7 +26,7 @@ from server.app import WhistServer
 from server.client import WhistClient
 from server.limits import Limits
 from server.store import MemoryStore
-from server.table import to_stored
+from server.table.state import to_stored
 
 ROOM = "$room"  # replaced by the fuzzed room's id when sent
 TOKEN = "$token"  # replaced by the sending client's own seat token
@@ -112,16 +112,13 @@ class Fuzz:
 
 def snapshot(fuzz: Fuzz) -> Any:
     """What an erroring request must not change: every live room, and every connection's place."""
-    tables = fuzz.server.tables
     rooms = {room_id: (room.version, json.dumps(to_stored(room.table), sort_keys=True),
                        json.dumps(room.session.snapshot(), sort_keys=True) if room.session else None)
-             for room_id, room in tables.rooms.items()}
-    places = []
-    for conn in fuzz.server.connections:
-        here = tables.members.get(conn)
-        places.append((here.room.room_id if here else "", (here.participant if here else None) or "",
-                       conn.name))
-    places.sort()
+             for room_id, room in fuzz.server.tables.rooms.items()}
+    members = fuzz.server.tables.members
+    places = sorted((members[conn].room.room_id if conn in members else "",
+                     (members[conn].participant if conn in members else None) or "", conn.name)
+                    for conn in fuzz.server.connections)
     return rooms, places
 
 
