@@ -23,6 +23,7 @@ from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, Addre
 from .live import Tables
 from .metrics import InstrumentedStore, Metrics
 from .protocol import ProtocolError, RequestId
+from .replay_service import replay_answer
 from .rules import ruleset_names
 from .store import Store
 from .table import Table, TableError, errors, facts
@@ -329,6 +330,8 @@ class WhistServer:
                 return await self.daily.deal_results(conn, deal)
             case protocol.Leaderboard(day=day, limit=limit):
                 return await self.daily.ranking(conn, day, limit)
+            case protocol.Replay(record=record):
+                return replay_answer(record)
         raise ProtocolError("unknown_type", f"no handler for {request.type!r}")
 
     # ---------------------------------------------------------------- connections

@@ -254,6 +254,10 @@ class WhistClient:
         records: list[JSON] = result["records"]
         return records
 
+    async def replay(self, record: JSON) -> JSON:
+        """The replay viewer's frames of a deal record: `{"steps": [...], "result": {...}}`."""
+        return await self.request("replay", record=record)
+
     # ---------------------------------------------------------------- playing
 
     async def play_deal(self, choose: Callable[[JSON], str], timeout: float = 120.0) -> JSON:

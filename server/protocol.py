@@ -206,9 +206,16 @@ class Leaderboard(_Request):
     limit: Annotated[int, Field(ge=1, le=500, strict=True)] = 50
 
 
+class Replay(_Request):
+    """The replay viewer's frames of a deal record (stateless: any connection, no room needed)."""
+
+    type: Literal["replay"]
+    record: dict[str, Any]
+
+
 Request = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | DailyDealResults | Leaderboard,
+    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | DailyDealResults | Leaderboard | Replay,
     Field(discriminator="type"),
 ]
 # The request models, read from the union above (the one place they are listed).

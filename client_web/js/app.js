@@ -2,11 +2,16 @@
 // the table from that state. Everything the table shows comes from the server's `state` pushes
 // (docs/protocol.md); the page never decides what is legal or when the next deal starts.
 
-import { t, own, setLang, lang, otherLang, roomName } from "./i18n.js";
+import { t, own, setLang, lang, roomName, LANGUAGES, LANGUAGE_NAMES } from "./i18n.js";
 import { Connection } from "./net.js";
 import { renderLobby } from "./lobby.js";
-import { renderRoom, announceEvents, toast } from "./table.js";
+import { renderRoom, announceEvents, toast, sweepTrick } from "./table.js";
+import { renderReplay } from "./replay.js";
+import { installLongPress } from "./legend.js";
+import { soundOn, setSound } from "./sound.js";
+import { legacyRulesetInfo } from "./rules_legacy.js";
 import { h, replace } from "./dom.js";
+import { dealMoment } from "./common.js";
 import { playerKey } from "./daily.js";
 
 const NAME_KEY = "whist.name";
@@ -30,6 +35,7 @@ export const app = {
   conn: null,
   name: storageGet(NAME_KEY) || "",
   server: { rulesets: [], bots: [], rulesetInfo: {} },
+  replay: null, // the replay viewer, when open: {steps, result, record, index, list, names, bottom}
   rooms: [],
   roomsLoaded: false,
   leaderboard: null,
@@ -42,13 +48,16 @@ export const app = {
   pendingAction: null,
   ui: {
     nameDraft: null,
-    moreCalls: false,
     lastTrickOpen: false,
     summaryHidden: false,
     summaryDealNumber: null,
     form: null,
     flashTrick: null,
     readySent: null,
+    rareOpen: false,
+    helpOpen: false,
+    hint: null,
+    fourColour: storageGet("whist.fourcolour") === "on",
   },
 
   /** Redraw the page (the renderers call it after a purely local change). */
@@ -112,13 +121,13 @@ export const app = {
     render();
   },
 
-  async createRoom({ ruleset, houseRules, session, bots, sit }) {
+  async createRoom({ ruleset, houseRules, session, bots, sit, bot = null }) {
     await serverReady;
     const rulesets = this.server.rulesets;
     ruleset = ruleset || this.ui.form?.ruleset || (rulesets.includes("couleur") ? "couleur" : rulesets[0]);
     if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
     const result = await this.request("create_room", {
-      ruleset, house_rules: houseRules, session, seat: sit ? "any" : null,
+      ruleset, house_rules: houseRules, session, seat: sit ? "any" : null, ...(bot ? { bot } : {}),
     }).catch(() => null);
     if (!result) return;
     this.keepToken(result.room_id, result.token);
@@ -219,7 +228,7 @@ export const app = {
   async act(action) {
     if (this.pendingAction) return;
     this.pendingAction = action;
-    this.ui.moreCalls = false;
+    this.ui.rareOpen = false;
     this.pendingVersion = this.room?.version ?? null;
     render();
     try {
@@ -248,6 +257,62 @@ export const app = {
   },
   start() { return this.request("start").catch(() => {}); },
   addBot(seat) { return this.request("add_bot", { seat }).catch(() => {}); },
+
+  /** "Hint": what the bot would do in our seat, computed by the server from our own view (issue 13). */
+  async askHint() {
+    const moment = dealMoment(this);
+    try {
+      const result = await this.conn.request("hint");
+      this.ui.hint = { moment, action: result.action, bot: result.bot };
+    } catch (error) {
+      const known = ["hints_off", "not_your_turn", "spectator_cannot_act", "unknown_type", "invalid_message"];
+      this.ui.hint = { moment, error: known.includes(error.code) ? error.code : "other" };
+    }
+    render();
+  },
+
+  // ----------------------------------------------------------------------------- replay viewer
+
+  /** Open the viewer's picker (paste or open a record). */
+  openReplayPicker() {
+    this.replay = { steps: null, list: null, names: null, draft: "", error: "" };
+    render();
+  },
+
+  /** A finished deal of this session: the last one ("last"), or a list to pick from ("pick"). */
+  async openSessionReplay(which) {
+    const result = await this.request("get_records").catch(() => null);
+    if (!result) return;
+    const names = [0, 1, 2, 3].map((seat) => {
+      const info = this.room?.seats?.[seat];
+      return info?.kind === "bot" ? `${t("room.seat.botname")} ${seat + 1}` : info?.name || null;
+    });
+    const records = result.records || [];
+    const bottom = this.you?.seat ?? 0;
+    if (which === "last" && records.length) return this.showReplay(records[records.length - 1], { list: records, names, bottom });
+    this.replay = { steps: null, list: records, names, bottom, draft: "", error: records.length ? "" : t("replay.none") };
+    render();
+  },
+
+  /** Ask the server for the frames of `record` and show them from the start. */
+  async showReplay(record, { list = null, names = null, bottom = null } = {}) {
+    const previous = this.replay || {};
+    try {
+      const answer = await this.conn.request("replay", { record });
+      this.replay = { steps: answer.steps, result: answer.result, record, index: 0, list: list ?? previous.list, names: names ?? previous.names, bottom: bottom ?? previous.bottom ?? 0 };
+    } catch (error) {
+      const message = error.code === "unknown_type" ? t("replay.unavailable") : `${t("replay.bad")} ${error.message || ""}`;
+      this.replay = { ...previous, steps: null, error: message };
+    }
+    render();
+    requestAnimationFrame(() => document.querySelector("[data-key=replay-forward]")?.focus());
+  },
+
+  closeReplay() {
+    this.replay = null;
+    render();
+    if (!this.roomId) this.refreshRooms();
+  },
 
   async downloadRecords() {
     const result = await this.request("get_records").catch(() => null);
@@ -289,6 +354,8 @@ function noteTrickCompletion(before, after) {
   if (done > (before.tricks?.length ?? 0)) {
     const trick = after.tricks[done - 1];
     app.ui.flashTrick = { trick, until: performance.now() + 1100, count: done };
+    // Near the end of its moment on the table the trick slides to its winner, then the table is redrawn.
+    setTimeout(() => sweepTrick(trick), 800);
     setTimeout(render, 1150);
   }
 }
@@ -326,13 +393,17 @@ function onStatus(status, info) {
 async function onOpen() {
   const hello = await app.conn.request("hello", app.name ? { name: app.name } : {}).catch(() => null);
   if (hello) {
-    app.server.rulesets = hello.rulesets || [];
+    // `rulesets` lists names, or (servers that send the ruleset metadata) objects with a `name`.
+    const listed = hello.rulesets || [];
+    app.server.rulesets = listed.map((item) => (typeof item === "string" ? item : item?.name)).filter(Boolean);
     app.server.bots = hello.bots || [];
-    app.server.rulesetInfo = hello.ruleset_info || app.server.rulesetInfo || {};
+    const described = Object.fromEntries(listed.filter((item) => item && typeof item === "object").map((item) => [item.name, item]));
+    const metadata = hello.ruleset_info || (Object.keys(described).length ? described : null);
+    if (metadata) app.server.rulesetInfo = metadata;
   }
-  if (!hello?.ruleset_info && !Object.keys(app.server.rulesetInfo).length) {
-    // The server does not describe its house rules: use the copy shipped with the page.
-    app.server.rulesetInfo = await fetch("rulesets.json").then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
+  if (!Object.keys(app.server.rulesetInfo).length) {
+    // The server does not describe its house rules: use the copy shipped with the page (rules_legacy.js).
+    app.server.rulesetInfo = await legacyRulesetInfo();
   }
   if (hello) serverKnown();
   if (app.roomId) await app.reattach();
@@ -375,19 +446,23 @@ let lastScreen = null;
 
 function renderNow() {
   const root = document.getElementById("app");
-  const screen = app.roomId ? `room:${app.roomId}` : "lobby";
+  const screen = app.replay ? "replay" : app.roomId ? `room:${app.roomId}` : "lobby";
   if (screen !== lastScreen) {
     lastScreen = screen;
     window.scrollTo(0, 0);
   }
   const focusKey = document.activeElement?.dataset?.key;
   document.documentElement.lang = lang();
-  const langButton = document.getElementById("lang-btn");
-  langButton.textContent = t("lang.switch");
-  langButton.setAttribute("aria-label", t("lang.switch.label"));
-  document.getElementById("brand").setAttribute("aria-label", t("lobby.back"));
+  document.body.classList.toggle("four-colour", app.ui.fourColour);
+  renderTopBar();
   const title = document.getElementById("room-title");
-  if (app.roomId) {
+  if (app.replay) {
+    replace(document.getElementById("modal-root"));
+    document.body.classList.remove("modal-open");
+    root.inert = false;
+    renderReplay(app, root);
+    title.textContent = t("replay.title");
+  } else if (app.roomId) {
     renderRoom(app, root, document.getElementById("modal-root"));
     title.textContent = app.room ? `${roomName(app.room)} · ${t(`rules.${app.room.ruleset}`)}` : "";
   } else {
@@ -416,13 +491,61 @@ function autoFocus() {
   if (target) target.focus({ preventScroll: true });
 }
 
+// ------------------------------------------------------------------------------- top bar and settings
+
+function renderTopBar() {
+  const select = document.getElementById("lang-select");
+  if (select.dataset.lang !== lang()) {
+    select.dataset.lang = lang();
+    replace(select, LANGUAGES.map((code) => h("option", { value: code, selected: code === lang(), lang: code }, LANGUAGE_NAMES[code])));
+    select.value = lang();
+  }
+  document.getElementById("lang-label").textContent = t("lang.choose");
+  document.getElementById("skip-link").textContent = t("app.skip");
+  document.getElementById("brand").setAttribute("aria-label", t("lobby.back"));
+  const settingsButton = document.getElementById("settings-btn");
+  settingsButton.querySelector(".settings-word").textContent = t("settings.title");
+  settingsButton.setAttribute("aria-label", t("settings.title"));
+  const panel = document.getElementById("settings");
+  settingsButton.setAttribute("aria-expanded", String(!panel.hidden));
+  if (!panel.hidden) renderSettings(panel);
+}
+
+/** Sounds (off by default) and the four-colour deck, both remembered. */
+function renderSettings(panel) {
+  const check = (key, checked, label, help, onchange) => h("label", { class: "choice check" },
+    h("input", { type: "checkbox", checked, dataset: { key }, onchange }),
+    h("span", { class: "choice-text" }, h("strong", {}, label), h("small", {}, help)));
+  replace(panel,
+    h("h2", {}, t("settings.title")),
+    check("sound", soundOn(), t("settings.sound"), t("settings.sound.help"), (event) => { setSound(event.target.checked); render(); }),
+    check("fourcolour", app.ui.fourColour, t("settings.fourcolour"), t("settings.fourcolour.help"), (event) => {
+      app.ui.fourColour = event.target.checked;
+      storageSet("whist.fourcolour", app.ui.fourColour ? "on" : "off");
+      render();
+    }),
+    h("button", { type: "button", class: "secondary small", dataset: { key: "settings-close" }, onclick: () => toggleSettings(false) }, t("table.close")));
+}
+
+function toggleSettings(open) {
+  const panel = document.getElementById("settings");
+  panel.hidden = !open;
+  render();
+  if (open) requestAnimationFrame(() => panel.querySelector("input")?.focus());
+  else document.getElementById("settings-btn").focus();
+}
+
 // ------------------------------------------------------------------------------- start
 
 function init() {
-  document.getElementById("lang-btn").addEventListener("click", () => {
-    setLang(otherLang());
+  document.getElementById("lang-select").addEventListener("change", (event) => {
+    setLang(event.target.value);
     render();
   });
+  document.getElementById("settings-btn").addEventListener("click", () => toggleSettings(document.getElementById("settings").hidden));
+  installLongPress();
+  // Card indices are measured to lay out the hand: measure again once the fonts have loaded.
+  document.fonts?.ready?.then(() => render());
   document.getElementById("brand").addEventListener("click", () => {
     if (app.roomId) app.toLobby();
   });
@@ -430,9 +553,26 @@ function init() {
   window.addEventListener("online", () => app.conn.retryNow());
   window.addEventListener("offline", () => app.conn.noteOffline());
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && app.ui.lastTrickOpen) {
-      app.ui.lastTrickOpen = false;
-      render();
+    if (event.key === "Escape") {
+      if (!document.getElementById("settings").hidden) return toggleSettings(false);
+      if (app.ui.lastTrickOpen || app.ui.rareOpen || app.ui.helpOpen) {
+        const wasRare = app.ui.rareOpen;
+        app.ui.lastTrickOpen = app.ui.rareOpen = app.ui.helpOpen = false;
+        render();
+        if (wasRare) requestAnimationFrame(() => document.querySelector("[data-key=more-calls]")?.focus());
+      }
+      return;
+    }
+    // The replay viewer steps with the arrow keys (outside text fields).
+    if (app.replay?.steps && !event.target.closest?.("input[type=text], textarea, select, input[type=range]")) {
+      const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
+      if (event.key in moves) {
+        event.preventDefault();
+        const last = app.replay.steps.length - 1;
+        const next = app.replay.index + moves[event.key];
+        app.replay.index = Math.max(0, Math.min(last, Number.isFinite(next) ? next : next > 0 ? last : 0));
+        render();
+      }
     }
   });
   setLang(lang());

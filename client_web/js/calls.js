@@ -1,27 +1,12 @@
 // What each action of the deal-record vocabulary means on screen: its words, the tricks it commits
-// to, and whether it is a rare call kept behind the "More calls" button.
+// to, and whether it is a rare call kept behind the "More calls" button. The tricks, the commitment and
+// rare-or-not come from the server (`view.legal_info`) when it sends them, else from rules_legacy.js.
 
 import { t } from "./i18n.js";
+import { legacyActionInfo } from "./rules_legacy.js";
 
 export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣", NT: "SA" };
 export const RED_SUITS = new Set(["H", "D"]);
-
-/** Verbs of the rare calls: abondance, misères, chelems, piccolo, abundance, spread misère. */
-const RARE_VERBS = new Set([
-  "abondance", "abundance", "royal-abundance", "abundance-declared",
-  "misere", "petite-misere", "grande-misere", "misere-etalee", "spread-misere",
-  "petite-misere-etalee", "grande-misere-etalee", "piccolo", "grand-chelem", "petit-chelem",
-]);
-
-/** Fixed trick targets of verbs whose target does not appear in the action text. */
-const FIXED_TRICKS = {
-  prop: [8, "partner"], cop: [8, "partner"], solo: [5, "alone"], misere: [0, "alone"],
-  abundance: [9, "alone"], "royal-abundance": [9, "alone"], "spread-misere": [0, "alone"],
-  "abundance-declared": [13, "alone"], propose: [8, "partner"], renew: [8, "partner"], maintain: [8, "partner"],
-  "petite-misere": [0, "alone"], "grande-misere": [0, "alone"], "misere-etalee": [0, "alone"],
-  "petite-misere-etalee": [0, "alone"], "grande-misere-etalee": [0, "alone"], piccolo: [1, "alone"],
-  "grand-chelem": [13, "alone"], "petit-chelem": [12, "alone"],
-};
 
 /** Split an action into its verb and words. */
 export function parseAction(action) {
@@ -46,30 +31,24 @@ export function verbLabel(verb) {
  */
 export function describeAction(action, context = {}) {
   const { verb, args } = parseAction(action);
+  const info = actionInfo(action, context);
   let title = verbLabel(verb);
   let suit = null;
-  let tricks = null;
-  let mode = "alone";
-  if (verb in FIXED_TRICKS) [tricks, mode] = FIXED_TRICKS[verb];
+  let tricks = info.tricks ?? null;
+  let mode = info.commitment || "alone";
   const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
   const suits = args.filter((a) => /^(S|H|D|C|NT)$/.test(a));
   if (suits.length) suit = suits[0];
   switch (verb) {
     case "solo":
     case "abondance":
-      if (numbers.length) tricks = numbers[0];
       title = `${verbLabel(verb)} ${numbers.join(" ")}${suit ? " " + suitText(suit) : ""}`.trim();
       break;
     case "accept":
-      mode = "partner";
-      if (numbers.length) tricks = numbers[0];
-      else tricks = context.acceptLevel?.(suit) ?? null;
       if (tricks === null) mode = "atleast";
       title = `${verbLabel(verb)} ${suitText(suit)}${tricks !== null ? " " + tricks : ""}`;
       break;
     case "raise":
-      mode = "team";
-      tricks = numbers[0];
       title = `${verbLabel(verb)} ${numbers[0]}`;
       break;
     case "propose":
@@ -113,7 +92,31 @@ export function describeAction(action, context = {}) {
   }
   const modeText = mode === "partner" || mode === "atleast" ? t("call.mode.partner") : mode === "team" ? t("call.mode.team") : "";
   const compact = verb === "accept" ? `${suitText(suit)}${tricks !== null ? " " + tricks : ""}` : null;
-  return { verb, args, rare: RARE_VERBS.has(verb), title, suit, tricks, tricksText, tricksShort, modeText, compact };
+  return { verb, args, rare: Boolean(info.rare), prompt: info.prompt, title, suit, tricks, tricksText, tricksShort, modeText, compact };
+}
+
+/**
+ * The server's facts about a legal action (`view.legal_info`, aligned with `view.legal`) when it sends
+ * them, else the old tables' guess: `{tricks, commitment, rare, prompt}`.
+ */
+export function actionInfo(action, context = {}) {
+  const view = context.view;
+  if (view && Array.isArray(view.legal_info) && Array.isArray(view.legal)) {
+    const index = view.legal.indexOf(action);
+    const info = index >= 0 ? view.legal_info[index] : null;
+    if (info && info.action === action) return info;
+  }
+  return legacyActionInfo(action, context);
+}
+
+/** Which prompt the player's legal actions need: "call", "trump", "discard", "card" (or null). */
+export function promptOf(view, context = {}) {
+  const legal = view?.legal || [];
+  if (!legal.length) return null;
+  const prompts = legal.map((action) => actionInfo(action, { ...context, view }).prompt);
+  for (const kind of ["card", "discard"]) if (prompts.includes(kind)) return kind;
+  if (prompts.every((p) => p === "trump")) return "trump";
+  return "call";
 }
 
 /** A card as short text, e.g. "10♥". */
@@ -122,10 +125,12 @@ export function cardText(card) {
   return `${rankText(card[0])}${SUIT_SYMBOL[card[1]] ?? card[1]}`;
 }
 
-/** The rank as printed on a card face ("10" for T; French figures in French). */
+/** The rank as printed on a card face: "10" for T, and the figures of the page's language (R D V, H V B). */
 export function rankText(rank) {
   if (rank === "T") return "10";
-  return rank;
+  const key = `rank.short.${rank}`;
+  const text = t(key);
+  return text === key ? rank : text;
 }
 
 /** Spoken name of a card, for screen readers: "queen of hearts". */

@@ -41,6 +41,23 @@ const STRINGS = {
     "others.thrown": "donne annulée",
     "others.you": "(vous)",
   },
+  nl: {
+    practice: "Oefenpartij",
+    "practice.help": "Je hebt de uitdaging van vandaag al gespeeld in deze browser: deze partij is een oefenpartij en telt niet mee voor het klassement.",
+    "others.title": "Hoe anderen dit spel speelden",
+    "others.loading": "De resultaten van de andere spelers worden geladen…",
+    "others.failed": "De resultaten van de andere spelers konden niet geladen worden.",
+    "others.place": "Jouw plaats in dit spel: {place} van {n}.",
+    "others.place.practice": "Jouw plaats in dit spel (oefenpartij, telt niet mee): {place} van {n}.",
+    "others.alone": "Je bent vandaag de eerste die dit spel uitspeelt.",
+    "others.col.place": "#",
+    "others.col.player": "Speler",
+    "others.col.contract": "Contract",
+    "others.col.points": "Punten",
+    "others.col.score": "Score",
+    "others.thrown": "opnieuw gedeeld",
+    "others.you": "(jij)",
+  },
 };
 
 function say(key, params = {}) {

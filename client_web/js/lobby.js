@@ -3,8 +3,11 @@
 
 import { t, lang, has, own, roomName } from "./i18n.js";
 import { h, replace } from "./dom.js";
+import { howToPlay } from "./dialogs.js";
 
-const DEFAULT_FORM = { ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true };
+const DEFAULT_FORM = { ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true, bot: null };
+/** The bot levels the page knows how to explain, weakest first; the server's `hello` says which it has. */
+const BOT_LEVELS = ["random", "heuristic", "expert"];
 
 /** Draw (or refresh) the lobby inside `root`. */
 export function renderLobby(app, root) {
@@ -19,16 +22,23 @@ export function renderLobby(app, root) {
 
 /** What the form is built from: when it changes (the house rules arrive, say) the form is rebuilt. */
 function lobbyKey(app) {
-  return `${app.server.rulesets.join(",")}|${Object.keys(app.server.rulesetInfo || {}).join(",")}`;
+  return `${app.server.rulesets.join(",")}|${Object.keys(app.server.rulesetInfo || {}).join(",")}|${app.server.bots.join(",")}`;
+}
+
+/** The default ruleset of a new game: whist à la couleur when the server has it. */
+function defaultRuleset(rulesets) {
+  return rulesets.includes("couleur") ? "couleur" : rulesets[0] || null;
 }
 
 function buildLobby(app) {
   if (!app.ui.form) app.ui.form = { ...DEFAULT_FORM, houseRules: {} };
   const form = app.ui.form;
   const rulesets = app.server.rulesets.length ? app.server.rulesets : [];
-  if (!form.ruleset || !rulesets.includes(form.ruleset)) {
-    form.ruleset = rulesets.includes("couleur") ? "couleur" : rulesets[0] || null;
-  }
+  if (!form.ruleset || !rulesets.includes(form.ruleset)) form.ruleset = defaultRuleset(rulesets);
+  if (!app.ui.quickRuleset || !rulesets.includes(app.ui.quickRuleset)) app.ui.quickRuleset = defaultRuleset(rulesets);
+  const levels = [...BOT_LEVELS.filter((name) => app.server.bots.includes(name)),
+    ...app.server.bots.filter((name) => !BOT_LEVELS.includes(name))];
+  if (!form.bot || !levels.includes(form.bot)) form.bot = levels.includes("heuristic") ? "heuristic" : levels[0] || null;
 
   const nameInput = h("input", {
     id: "player-name", type: "text", maxlength: 32, autocomplete: "nickname", value: app.ui.nameDraft ?? app.name,
@@ -91,16 +101,35 @@ function buildLobby(app) {
     h("input", { type: "checkbox", checked: form.bots, dataset: { key: "bots" }, onchange: (e) => { form.bots = e.target.checked; } }),
     h("span", { class: "choice-text" }, h("strong", {}, t("lobby.create.bots")), h("small", {}, t("lobby.create.bots.help"))));
 
+  const botChoices = levels.length > 1 ? h("fieldset", { class: "bot-levels" },
+    h("legend", {}, t("lobby.create.botlevel")),
+    h("div", { class: "ruleset-choices", role: "radiogroup", "aria-label": t("lobby.create.botlevel") },
+      levels.map((name) => h("label", { class: "choice" },
+        h("input", { type: "radio", name: "bot-level", value: name, checked: form.bot === name, dataset: { key: `bot-${name}` }, onchange: () => { form.bot = name; } }),
+        h("span", { class: "choice-text" }, h("strong", {}, has(`bot.${name}`) ? t(`bot.${name}`) : name),
+          has(`bot.${name}.desc`) ? h("small", {}, t(`bot.${name}.desc`)) : null))))) : null;
+
   const submit = (sit, bots = null) => (event) => {
     event.preventDefault();
     if (nameInput.value.trim() && nameInput.value.trim() !== app.name) app.saveName(nameInput.value);
     const session = form.length === "deals" ? { deals: form.deals || 1 } : form.length === "target" ? { target: form.target || 1 } : {};
-    app.createRoom({ ruleset: form.ruleset, houseRules: { ...form.houseRules }, session, bots: bots ?? form.bots, sit });
+    app.createRoom({ ruleset: form.ruleset, houseRules: { ...form.houseRules }, session, bots: bots ?? form.bots, sit, bot: form.bot });
   };
-  // The shortest way to a game: the form's rules (whist à la couleur by default) against three bots.
-  nameForm.append(h("div", { class: "row quick" },
-    h("button", { type: "button", class: "primary", id: "quick-play", dataset: { key: "quick-play" }, onclick: submit(true, true) },
-      t("lobby.quick")),
+  // The shortest way to a game, with its own choice of rules right beside it (the create-room form is
+  // below the fold on a phone): that ruleset with its default house rules, 8 deals, three bots.
+  const quickSelect = h("select", {
+    id: "quick-ruleset", dataset: { key: "quick-ruleset" }, "aria-label": t("lobby.quick.rules"),
+    onchange: (event) => { app.ui.quickRuleset = event.target.value; },
+  }, rulesets.map((name) => h("option", { value: name, selected: app.ui.quickRuleset === name }, t(`rules.${name}`))));
+  const quick = (event) => {
+    event.preventDefault();
+    if (nameInput.value.trim() && nameInput.value.trim() !== app.name) app.saveName(nameInput.value);
+    app.createRoom({ ruleset: app.ui.quickRuleset, houseRules: {}, session: { deals: DEFAULT_FORM.deals }, bots: true, sit: true, bot: form.bot });
+  };
+  nameForm.append(h("div", { class: "quick" },
+    h("label", { for: "quick-ruleset", class: "quick-label" }, t("lobby.quick.rules")),
+    h("div", { class: "row" }, quickSelect,
+      h("button", { type: "button", class: "primary", id: "quick-play", dataset: { key: "quick-play" }, onclick: quick }, t("lobby.quick"))),
     h("small", { class: "muted" }, t("lobby.quick.help"))));
   const createForm = h("form", { class: "card-panel create", "aria-labelledby": "create-title", onsubmit: submit(true) },
     h("h2", { id: "create-title" }, t("lobby.create")),
@@ -108,6 +137,7 @@ function buildLobby(app) {
     h("fieldset", {}, h("legend", {}, t("lobby.create.houserules")), houseRulesBox),
     lengthBox,
     botsBox,
+    botChoices,
     h("div", { class: "row buttons" },
       h("button", { type: "submit", class: "primary", id: "create-room", dataset: { key: "create" } }, t("lobby.create.submit")),
       h("button", { type: "button", class: "secondary", id: "create-watch", dataset: { key: "create-watch" }, onclick: submit(false) },
@@ -115,10 +145,27 @@ function buildLobby(app) {
 
   const lobby = h("div", { class: "lobby", dataset: { lang: lang(), rulesets: lobbyKey(app) } },
     h("div", { class: "lobby-side" }, h("section", { class: "card-panel intro" }, nameForm), dailyCard(app, nameInput), roomsCard,
-      h("section", { class: "card-panel how" }, h("h2", {}, t("lobby.how")),
-        h("ul", {}, ["lobby.how.1", "lobby.how.2", "lobby.how.3"].map((key) => h("li", {}, t(key)))))),
+      replayCard(app),
+      howCard(app, rulesets)),
     createForm);
   return lobby;
+}
+
+/** How to play: the lobby's steps, and a short guide to each ruleset's play. */
+function howCard(app, rulesets) {
+  return h("section", { class: "card-panel how", "aria-labelledby": "how-title" }, h("h2", { id: "how-title" }, t("lobby.how")),
+    h("ul", {}, ["lobby.how.1", "lobby.how.2", "lobby.how.3"].map((key) => h("li", {}, t(key)))),
+    rulesets.map((name) => h("details", { class: "howto", dataset: { ruleset: name } },
+      h("summary", { dataset: { key: `howto-${name}` } }, t("help.howto", { rules: t(`rules.${name}`) })),
+      howToPlay(name))));
+}
+
+/** The replay viewer: open a downloaded deal record, or paste one. */
+function replayCard(app) {
+  return h("section", { class: "card-panel replay-card", "aria-labelledby": "replay-card-title" },
+    h("h2", { id: "replay-card-title" }, t("replay.title")),
+    h("p", { class: "muted" }, t("replay.lobby.help")),
+    h("button", { type: "button", class: "secondary", id: "replay-open", dataset: { key: "replay-open" }, onclick: () => app.openReplayPicker() }, t("replay.open")));
 }
 
 /** House rules of the chosen ruleset, as the server describes them (`hello` → `ruleset_info`). */

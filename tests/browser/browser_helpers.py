@@ -7,6 +7,7 @@ reads the page's state (`window.whistApp`) to decide and to check what it sees, 
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import time
@@ -65,15 +66,55 @@ def size_label(page: Page) -> str:
     return f"{viewport['width']}x{viewport['height']}"
 
 
-def screenshot(page: Page, name: str) -> Path:
-    """Save what the page shows under docs/screenshots/<name>-<size>.png (once passing announcements fade)."""
+def screenshot(page: Page, name: str) -> Path | None:
+    """Save what the page shows under docs/screenshots/<name>-<size>.png, only when asked to.
+
+    `WHIST_SCREENSHOTS=1` refreshes the pictures; an ordinary test run leaves docs/ alone.
+    """
+    if os.environ.get("WHIST_SCREENSHOTS") != "1":
+        return None
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}-{size_label(page)}.png"
     page.evaluate("() => window.scrollTo(0, 0)")  # clicks scroll the page; show it as it opens
-    with contextlib.suppress(Exception):  # a toast lasts 3.6 s; the table is what the picture is for
-        page.wait_for_function("() => !document.querySelector('#toasts .toast')", timeout=5000)
+    with contextlib.suppress(Exception):  # announcements pass in 4 s; the table is what the picture is for
+        page.wait_for_function("() => !document.querySelector('.toast')", timeout=6000)
     page.screenshot(path=str(path))
     return path
+
+
+#: A script that is true once no animation is running (cards have stopped moving).
+STILL = "() => document.getAnimations().every(a => a.playState !== 'running')"
+
+
+def rendered(page: Page) -> bool:
+    """Whether the page shows the state it holds (the table drawn for the room's current version)."""
+    result: bool = page.evaluate(
+        "() => { const a = window.whistApp; const s = document.querySelector('.table-screen');"
+        " return !!(a && a.room && s && s.dataset.version === String(a.room.version)); }"
+    )
+    return result
+
+
+def hand_shows_legal_cards(page: Page) -> str | None:
+    """None when the raised cards are exactly the view's legal cards and every other card is dimmed;
+    else what differs. Read in one step from the page, so a state arriving meanwhile cannot mix two."""
+    problem: str | None = page.evaluate(
+        """() => {
+          const a = window.whistApp, s = document.querySelector('.table-screen');
+          if (!a || !a.view || !s || s.dataset.version !== String(a.room.version)) return 'not drawn yet';
+          const legal = new Set(a.view.legal.filter(x => /^(play|discard) /.test(x))
+            .map(x => x.split(' ')[1]));
+          const cardsOf = s => new Set([...document.querySelectorAll(s)].map(e => e.dataset.card));
+          const raised = cardsOf('.hand .card.playable');
+          const dimmed = cardsOf('.hand .card.dimmed');
+          const same = (x, y) => x.size === y.size && [...x].every(v => y.has(v));
+          const rest = new Set(a.view.hand.filter(c => !legal.has(c)));
+          if (!same(raised, legal)) return `raised ${[...raised]} but legal ${[...legal]}`;
+          if (legal.size && !same(dimmed, rest)) return `dimmed ${[...dimmed]} but not legal ${[...rest]}`;
+          return null;
+        }"""
+    )
+    return problem
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, message: str = "condition") -> Any:
@@ -165,7 +206,8 @@ class Player:
         button.first.click()
         return choice
 
-    def wait_for_summary(self, timeout: float = 60.0, prefer: Callable[[list[str]], str | None] | None = None,
+    def wait_for_summary(self, timeout: float = 180.0,
+                         prefer: Callable[[list[str]], str | None] | None = None,
                          each_turn: Callable[[], None] | None = None) -> dict[str, Any]:
         """Act by clicking whenever it is our turn until the deal ends; returns the final view."""
         deadline = time.monotonic() + timeout
@@ -273,6 +315,36 @@ def outside_viewport(page: Page, selector: str) -> list[str]:
         selector,
     )
     return outside
+
+
+def covered_by_anything(page: Page, selector: str) -> list[str]:
+    """Elements matching `selector` whose centre shows something else (a pop-up, another element): none.
+
+    Only elements on screen are checked, once cards have stopped moving. The sticky dock of a phone
+    (your hand and panel, which the table scrolls under) is a layer of the page, not a pop-up.
+    """
+    page.wait_for_function(STILL, timeout=10000)
+    covered: list[str] = page.evaluate(
+        """s => {
+          const out = [];
+          for (const el of document.querySelectorAll(s)) {
+            const b = el.getBoundingClientRect();
+            if (b.width === 0 || b.bottom < 0 || b.top > innerHeight) continue;
+            const x = b.left + b.width / 2, y = b.top + b.height / 2;
+            if (y < 47 || y > innerHeight) continue;
+            const hit = document.elementFromPoint(x, y);
+            if (hit && hit.closest('.dock') && !el.closest('.dock')) continue;
+            const sameCard = el.closest('.card') && hit && hit.closest('.card') === el.closest('.card');
+            if (!hit || !(el.contains(hit) || hit.contains(el) || sameCard)) {
+              const what = (el.dataset.action || el.textContent || el.className).slice(0, 30);
+              out.push(what + ' under ' + (hit ? hit.className : 'nothing'));
+            }
+          }
+          return out;
+        }""",
+        selector,
+    )
+    return covered
 
 
 def overlapping_seats(page: Page) -> list[str]:

@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import cards_on, new_context, outside_viewport
+from browser_helpers import (
+    cards_on,
+    covered_by_anything,
+    new_context,
+    outside_viewport,
+    screenshot,
+    wait_until,
+)
 from playwright.sync_api import Browser, Page
 
 from server.rules import Deal
@@ -148,13 +155,22 @@ def test_rare_calls_wait_behind_more_calls_and_show_their_tricks(browser: Browse
     assert rare
     assert page.locator("button[data-action='misere-etalee']").count() == 0
     page.click("button.more-calls")
-    page.wait_for_selector(".call-list.rare")
+    # The rare calls open as a sheet over the table, which the player can dismiss.
+    page.wait_for_selector("#rare-sheet .call-list.rare")
     shown = page.eval_on_selector_all(".call-list.rare button.call", "els => els.map(e => e.dataset.action)")
     assert sorted(shown) == sorted(rare)
-    text = page.inner_text(".calls-panel")
+    text = page.inner_text(".calls-panel") + page.inner_text("#rare-sheet")
     assert "no trick" in text and "13 tricks" in text and "8 tricks with a partner" in text
-    offered = page.eval_on_selector_all(".calls-panel button.call", "els => els.map(e => e.dataset.action)")
+    offered = page.eval_on_selector_all(".calls-panel button.call, #rare-sheet button.call",
+                                        "els => els.map(e => e.dataset.action)")
     assert sorted(offered) == sorted(view["legal"])
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#rare-sheet", state="detached")
+    page.wait_for_function("() => document.activeElement.matches('button.more-calls')")
+    page.click("button.more-calls")
+    page.click("[data-key=rare-close]")
+    page.wait_for_selector("#rare-sheet", state="detached")
+    assert acted(page) == []
     context.close()
 
 
@@ -202,7 +218,10 @@ def test_the_longest_everyday_calling_panel_fits_on_screen_with_the_hand(
     buttons = page.eval_on_selector_all(".calls-panel .call-list.common button.call",
                                         "els => els.map(e => e.dataset.action)")
     assert sorted(buttons) == sorted(everyday)
-    assert outside_viewport(page, ".hand .card, .calls-panel .call-list.common button") == []
+    # The layout settles once the fonts are measured: wait for it rather than for a time.
+    wait_until(lambda: outside_viewport(page, ".hand .card, .calls-panel .call-list.common button") == [],
+               timeout=10, message="the hand and every everyday call on screen")
+    assert covered_by_anything(page, ".hand .card .idx, .calls-panel button") == []
     page.click('button[data-action="solo 7 H"]')
     assert acted(page) == ["solo 7 H"]
     # With every rare call open too, the last one can still be reached and pressed.
@@ -210,6 +229,8 @@ def test_the_longest_everyday_calling_panel_fits_on_screen_with_the_hand(
     page.wait_for_selector("#rare-calls button.call")
     rare = page.eval_on_selector_all("#rare-calls button.call", "els => els.map(e => e.dataset.action)")
     assert rare and all(action.startswith(RARE_PREFIXES) for action in rare)
+    assert outside_viewport(page, "#rare-sheet") == []  # the sheet itself fits the screen and scrolls inside
+    screenshot(page, "rare-calls-sheet")
     page.click(f'button[data-action="{rare[-1]}"]')
     assert acted(page) == ["solo 7 H", rare[-1]]
     context.close()

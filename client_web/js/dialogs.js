@@ -1,0 +1,184 @@
+// The dialogs over the table: the end-of-deal summary, the final balances, the last trick, the help
+// (how to play this ruleset, and the legend of the badges), and the rare calls' sheet.
+
+import { t, has } from "./i18n.js";
+import { h, replace } from "./dom.js";
+import { cardFace } from "./cards.js";
+import { SUIT_SYMBOL, RED_SUITS, rankText } from "./calls.js";
+import { mySeat, seatName, contractTitle, signed, dailyScore, SUIT_ORDER } from "./common.js";
+import { legendList } from "./legend.js";
+import { dealResultsSection, practiceNote } from "./daily.js";
+import { rareSheet } from "./panel.js";
+
+/** Draw the open dialogs; while one is open the table behind it is inert (Tab stays in the dialog). */
+export function renderModals(app, modalRoot) {
+  const view = app.view;
+  const room = app.room;
+  const dialogs = [];
+  if (app.ui.summaryDealNumber !== room.deal_number) {
+    app.ui.summaryDealNumber = room.deal_number;
+    app.ui.summaryHidden = false;
+  }
+  const over = room.status === "over" || room.session_over;
+  if (view && view.phase === "end" && !app.ui.summaryHidden) dialogs.push(summaryDialog(app, over));
+  else if (over && !(view && view.phase === "end")) dialogs.push(finalDialog(app));
+  if (app.ui.lastTrickOpen && view?.tricks?.length) dialogs.push(lastTrickDialog(app));
+  else app.ui.lastTrickOpen = false;
+  const sheet = rareSheet(app);
+  if (sheet) dialogs.push(sheet);
+  if (app.ui.helpOpen) dialogs.push(helpDialog(app, room.ruleset, () => { app.ui.helpOpen = false; app.rerender(); }));
+  replace(modalRoot, dialogs);
+  document.body.classList.toggle("modal-open", dialogs.length > 0);
+  document.getElementById("app").inert = dialogs.length > 0;
+}
+
+export function modal(id, titleText, body, { onClose = null } = {}) {
+  return h("div", { class: "modal", role: "dialog", "aria-modal": "true", "aria-labelledby": `${id}-title`, id },
+    h("div", { class: "modal-box" },
+      h("div", { class: "modal-head" },
+        h("h2", { id: `${id}-title` }, titleText),
+        onClose ? h("button", { type: "button", class: "ghost small close", "aria-label": t("table.close"), dataset: { key: `${id}-close` }, onclick: onClose }, "✕") : null),
+      body));
+}
+
+/** How to play a ruleset: a few sentences in the page's language. */
+export function howToPlay(ruleset) {
+  const items = [];
+  for (let i = 1; has(`howto.${ruleset}.${i}`); i += 1) items.push(h("li", {}, t(`howto.${ruleset}.${i}`)));
+  if (!items.length) return h("p", { class: "muted" }, t("howto.none"));
+  return h("ul", { class: "howto-list", dataset: { ruleset } }, items);
+}
+
+/** The help: how to play the table's ruleset, and what every badge means. */
+export function helpDialog(app, ruleset, onClose) {
+  return modal("help", t("help.title"), h("div", { class: "help-body" },
+    h("h3", {}, t("help.howto", { rules: t(`rules.${ruleset}`) })),
+    howToPlay(ruleset),
+    h("h3", {}, t("help.legend")),
+    h("p", { class: "muted" }, t("help.legend.how")),
+    legendList(),
+    h("div", { class: "row buttons" }, h("button", { type: "button", class: "primary", dataset: { key: "help-ok", autofocus: "" }, onclick: onClose }, t("table.close")))),
+  { onClose });
+}
+
+function lastTrickDialog(app) {
+  const view = app.view;
+  const last = view.tricks[view.tricks.length - 1];
+  const close = () => {
+    app.ui.lastTrickOpen = false;
+    app.rerender();
+    requestAnimationFrame(() => document.querySelector("[data-key=last-trick]")?.focus());
+  };
+  return modal("last-trick", t("table.lasttrick"), h("div", {},
+    h("ul", { class: "last-trick" }, last.cards.map(([seat, card]) => h("li", { class: seat === last.winner ? "winner" : "" },
+      cardFace(card, { size: "trick" }), h("span", {}, seatName(app, seat))))),
+    h("p", {}, t("table.lasttrick.won", { name: seatName(app, last.winner) })),
+    h("div", { class: "row buttons" }, h("button", { type: "button", class: "primary", dataset: { key: "last-trick-ok", autofocus: "" }, onclick: close }, t("table.close")))),
+  { onClose: close });
+}
+
+export function handText(cards) {
+  const bySuit = {};
+  for (const card of cards) (bySuit[card[1]] ||= []).push(card[0]);
+  return h("span", { class: "hand-text" }, SUIT_ORDER.filter((s) => bySuit[s]).map((suit) =>
+    h("span", { class: `suit-run ${RED_SUITS.has(suit) ? "red" : ""} suit-${suit}` }, `${SUIT_SYMBOL[suit]} ${bySuit[suit].map(rankText).join(" ")}`)));
+}
+
+function resultLine(app, result) {
+  if (result.status === "thrown_in") return t("end.thrown_in");
+  const title = contractTitle(result.contract, result.trump);
+  const declarers = result.declarers || [];
+  const team = app.view?.contract?.team;
+  if (team || declarers.length <= 1) {
+    const tricks = declarers.reduce((sum, s) => sum + (result.tricks[s] || 0), 0);
+    const made = declarers.length ? result.points[declarers[0]] > 0 : false;
+    const names = declarers.map((s) => seatName(app, s)).join(" & ");
+    return `${names} — ${t(tricks === 1 ? "end.result.one" : "end.result", { contract: title, outcome: t(made ? "end.made" : "end.failed"), tricks })}`;
+  }
+  return declarers.map((s) => `${seatName(app, s)}: ${t(result.tricks[s] === 1 ? "end.result.one" : "end.result", { contract: title, outcome: t(result.points[s] > 0 ? "end.made" : "end.failed"), tricks: result.tricks[s] })}`).join(" · ");
+}
+
+function balancesTable(app, result) {
+  const room = app.room;
+  return h("table", { class: "score-table" },
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, t("end.player")),
+      result ? h("th", { scope: "col" }, t("end.tricks")) : null,
+      result ? h("th", { scope: "col" }, t("end.points")) : null,
+      h("th", { scope: "col" }, t("end.balance")))),
+    h("tbody", {}, [0, 1, 2, 3].map((seat) => h("tr", { class: `${seat === mySeat(app) ? "me" : ""} ${result?.declarers?.includes(seat) ? "declarer" : ""}` },
+      h("th", { scope: "row" }, seatName(app, seat), result?.declarers?.includes(seat) ? h("span", { title: t("legend.declarer") }, " ★") : ""),
+      result ? h("td", {}, String(result.tricks[seat])) : null,
+      result ? h("td", { class: result.points[seat] > 0 ? "pos" : result.points[seat] < 0 ? "neg" : "" }, signed(result.points[seat])) : null,
+      h("td", { class: room.balances[seat] > 0 ? "pos" : room.balances[seat] < 0 ? "neg" : "" }, signed(room.balances[seat]))))));
+}
+
+/** The daily score line of a summary, with whether the game is on the leaderboard yet. */
+function dailyNote(room) {
+  if (!room.daily) return null;
+  const played = room.played_deals ?? 0;
+  return h("p", { class: "daily-note" }, h("strong", {}, t("daily.score.line", { score: dailyScore(room), n: played })), " ",
+    t(played >= 2 ? "daily.score.onboard" : "daily.score.soon"));
+}
+
+function replayButton(app, which) {
+  return h("button", { type: "button", class: "secondary", dataset: { key: "replay-deal" }, onclick: () => app.openSessionReplay(which) }, t("replay.this"));
+}
+
+function summaryDialog(app, over) {
+  const view = app.view;
+  const room = app.room;
+  const result = view.result;
+  const body = h("div", { class: "summary" });
+  body.append(h("p", { class: `result-line ${result.status}` }, resultLine(app, result)));
+  if (view.multiplier > 1) body.append(h("p", { class: "muted" }, `×${view.multiplier} ${t("table.double")}`));
+  body.append(balancesTable(app, result));
+  const daily = dailyNote(room);
+  if (daily) body.append(daily);
+  // The daily challenge: the practice mark, and "how others played this deal" (js/daily.js).
+  const practice = practiceNote(room);
+  if (practice) body.append(practice);
+  const others = dealResultsSection(app, room, contractTitle);
+  if (others) body.append(others);
+  const buttons = h("div", { class: "row buttons" });
+  if (over) {
+    body.prepend(h("p", { class: "final-note" }, t("ann.session_over")));
+    buttons.append(
+      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => app.downloadRecords() }, t("final.download")),
+      h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => app.leave() }, t("final.lobby")));
+  } else if (mySeat(app) !== null && view.hand) {
+    const ready = app.ui.readySent === room.deal_number || room.seats[mySeat(app)]?.ready;
+    buttons.append(h("button", { type: "button", class: "primary", id: "next-deal", disabled: ready, dataset: { key: "next-deal", autofocus: ready ? null : "" }, onclick: () => app.ready() }, t("end.next")));
+    // Everyone may stop: the host ends the session for the table; another player ends their own
+    // game (they leave, a bot takes the seat), and the button says so.
+    buttons.append(h("button", {
+      type: "button", class: "secondary", id: "end-game", dataset: { key: "end-game" },
+      title: app.you?.host ? null : t("end.stop.leave"), onclick: () => app.endGame(),
+    }, t("end.stop")));
+    const waiting = room.seats.filter((s) => s.kind === "human" && s.connected && !s.ready && s.seat !== mySeat(app)).map((s) => s.name);
+    if (ready) body.append(h("p", { class: "muted waiting" }, waiting.length ? t("end.waiting", { names: waiting.join(", ") }) : t("end.ready")));
+    body.append(h("p", { class: "muted choice-help" }, app.you?.host ? t("end.choice.host") : t("end.choice.guest")));
+  }
+  if (result.status !== "thrown_in") buttons.append(replayButton(app, "last"));
+  buttons.append(h("button", { type: "button", class: "ghost", dataset: { key: "hide-summary" }, onclick: () => { app.ui.summaryHidden = true; app.rerender(); } }, t("end.review")));
+  body.append(buttons);
+  // The choice comes first (it fits a phone's screen); the hands as dealt follow, for reference.
+  if (view.dealt) {
+    body.append(h("h3", {}, t("end.hands")));
+    body.append(h("ul", { class: "dealt" }, view.dealt.map((cards, seat) => h("li", {},
+      h("span", { class: "who" }, seatName(app, seat)), handText(cards),
+      view.discards?.[String(seat)] ? h("small", { class: "muted" }, ` (${t("end.discard")}: ${rankText(view.discards[String(seat)][0])}${SUIT_SYMBOL[view.discards[String(seat)][1]]})`) : null))));
+  }
+  return modal("summary", over ? t("final.title") : t("end.title"), body);
+}
+
+function finalDialog(app) {
+  const body = h("div", { class: "summary" },
+    balancesTable(app, null),
+    dailyNote(app.room),
+    h("div", { class: "row buttons" },
+      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => app.downloadRecords() }, t("final.download")),
+      app.room.played_deals ? replayButton(app, "pick") : null,
+      h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => app.leave() }, t("final.lobby"))));
+  return modal("final", t("final.title"), body);
+}

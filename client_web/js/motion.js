@@ -1,0 +1,76 @@
+// Motion: cards that travel from a hand to the trick and from the trick to its winner, and a short deal.
+// Every animation is short and finite (no animation runs forever), and none runs when the player asks
+// for reduced motion (`prefers-reduced-motion: reduce`).
+
+const reduced = typeof matchMedia === "function" ? matchMedia("(prefers-reduced-motion: reduce)") : null;
+
+/** Whether animations are allowed. */
+export function motionAllowed() {
+  return !(reduced && reduced.matches);
+}
+
+/** Where each seat's cards come from on screen, measured just before the table is redrawn. */
+export function seatRects() {
+  const rects = {};
+  for (const seat of document.querySelectorAll(".board .seat[data-seat]")) {
+    rects[seat.dataset.seat] = seat.getBoundingClientRect();
+  }
+  return rects;
+}
+
+/** Where each card of the hand was, measured just before the table is redrawn. */
+export function handRects() {
+  const rects = {};
+  for (const card of document.querySelectorAll(".hand .card[data-card]")) rects[card.dataset.card] = card.getBoundingClientRect();
+  return rects;
+}
+
+function centre(rect) {
+  return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
+}
+
+/**
+ * A card newly on the table glides from where it came from (the card in the hand, or the seat that
+ * played it) to its place. `before` holds the rects measured before the redraw.
+ */
+export function flyIn(element, fromRect, duration = 260) {
+  if (!motionAllowed() || !fromRect || !element.animate) return;
+  const to = element.getBoundingClientRect();
+  const a = centre(fromRect);
+  const b = centre(to);
+  const scale = fromRect.width && to.width ? Math.max(0.4, Math.min(1.4, fromRect.width / to.width)) : 1;
+  element.animate(
+    [{ transform: `translate(${a.x - b.x}px, ${a.y - b.y}px) scale(${scale})` }, { transform: "none" }],
+    { duration, easing: "cubic-bezier(.2,.7,.3,1)", composite: "add" },
+  );
+}
+
+/** The cards of a completed trick slide together to the seat that won it, and fade. */
+export function sweepTo(cards, targetRect, duration = 320) {
+  if (!motionAllowed() || !targetRect) return Promise.resolve();
+  const target = centre(targetRect);
+  const runs = [];
+  for (const card of cards) {
+    if (!card.animate) continue;
+    const c = centre(card.getBoundingClientRect());
+    runs.push(card.animate(
+      [{ transform: "none", opacity: 1 }, { transform: `translate(${target.x - c.x}px, ${target.y - c.y}px) scale(.5)`, opacity: 0 }],
+      { duration, easing: "ease-in", fill: "forwards", composite: "add" },
+    ).finished.catch(() => {}));
+  }
+  return Promise.all(runs);
+}
+
+/** A new deal: the cards of the hand arrive one after the other from the middle of the table. */
+export function dealIn(cards, fromRect) {
+  if (!motionAllowed() || !fromRect) return;
+  const from = centre(fromRect);
+  cards.forEach((card, index) => {
+    if (!card.animate) return;
+    const c = centre(card.getBoundingClientRect());
+    card.animate(
+      [{ transform: `translate(${from.x - c.x}px, ${from.y - c.y}px) scale(.6)`, opacity: 0 }, { transform: "none", opacity: 1 }],
+      { duration: 240, delay: index * 22, easing: "ease-out", fill: "backwards", composite: "add" },
+    );
+  });
+}

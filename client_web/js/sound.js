@@ -1,0 +1,56 @@
+// Optional sounds, made with WebAudio (no downloaded file): a tick for a card, a chime for a trick won,
+// a soft ding when it is your turn. Off by default; the choice is remembered.
+
+const KEY = "whist.sound";
+let context = null;
+
+function stored() {
+  try { return localStorage.getItem(KEY) === "on"; } catch { return false; }
+}
+
+let enabled = stored();
+
+/** Whether sounds are on. */
+export function soundOn() { return enabled; }
+
+/** Turn sounds on or off (remembered). */
+export function setSound(on) {
+  enabled = Boolean(on);
+  try { localStorage.setItem(KEY, enabled ? "on" : "off"); } catch { /* private mode */ }
+  if (enabled) ensureContext();
+}
+
+function ensureContext() {
+  const Audio = window.AudioContext || window.webkitAudioContext;
+  if (!context && Audio) context = new Audio();
+  if (context && context.state === "suspended") context.resume().catch(() => {});
+  return context;
+}
+
+const TONES = {
+  card: [[660, 0.05, "triangle"]],
+  trick: [[523, 0.09, "sine"], [784, 0.14, "sine"]],
+  turn: [[880, 0.12, "sine"]],
+};
+
+/** Play one of the sounds ("card", "trick", "turn") if sounds are on; counted for the tests. */
+export function playSound(name) {
+  if (!enabled || !TONES[name]) return;
+  window.whistSounds = (window.whistSounds || 0) + 1;
+  const audio = ensureContext();
+  if (!audio) return;
+  let start = audio.currentTime;
+  for (const [frequency, length, type] of TONES[name]) {
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.type = type;
+    osc.frequency.value = frequency;
+    gain.gain.setValueAtTime(0.0001, start);
+    gain.gain.exponentialRampToValueAtTime(0.12, start + 0.01);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + length);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(start);
+    osc.stop(start + length + 0.02);
+    start += length * 0.8;
+  }
+}

@@ -1,0 +1,237 @@
+"""How the table feels, in Chromium: opponents' hands as card backs fanned by count, cards that move
+(and never forever, and not at all under reduced motion), optional sounds off by default, a
+four-colour deck, a dimmed hand and a word when it is not your turn, the bots' level and Play now's
+own ruleset, and the server's `legal_info` used when it is sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from browser_helpers import SIZES, STILL, Player, new_context, outside_viewport, rendered, wait_until
+from playwright.sync_api import Browser, Page
+from test_web_client_learn import play_view
+from test_web_client_prompts import acted, hands_with, show
+
+from server.rules import Deal
+
+pytestmark = pytest.mark.browser
+
+COUNT_ANIMATIONS = """(() => {
+  window.animationsStarted = 0;
+  const original = Element.prototype.animate;
+  Element.prototype.animate = function (...args) {
+    window.animationsStarted += 1;
+    return original.apply(this, args);
+  };
+})();"""
+
+
+def play_some_cards(player: Player, cards: int = 6, timeout: float = 90) -> None:
+    """Play by clicking until `cards` cards of the play have been seen (deals thrown in are dealt again)."""
+    def enough() -> bool:
+        view = player.view()
+        if view and view["phase"] == "end":
+            player.next_deal()
+            return False
+        if view and player.my_turn():
+            player.act_by_clicking()
+        if not view or view["phase"] != "play":
+            return False
+        return sum(len(t["cards"]) for t in view["tricks"]) + len(view["trick"]["cards"]) >= cards
+
+    wait_until(enough, timeout=timeout, message=f"{cards} cards played")
+
+
+def endless_animations(page: Page) -> list[str]:
+    result: list[str] = page.evaluate(
+        """() => document.getAnimations()
+             .filter(a => a.effect && a.effect.getComputedTiming().iterations === Infinity)
+             .map(a => a.animationName || a.constructor.name)"""
+    )
+    return result
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_cards_move_for_a_moment_and_nothing_moves_forever(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    page.add_init_script(COUNT_ANIMATIONS)
+    player = Player(page)
+    page.goto(server_url)
+    page.fill("#player-name", "Mo")
+    page.click("#quick-play")
+    wait_until(lambda: player.view(), message="the deal")
+    wait_until(lambda: rendered(page), message="the table")
+    # Opponents' hands are card backs, fanned by count, with no card name in them.
+    view = player.view()
+    assert view is not None
+    for seat in range(4):
+        if seat == view["seat"]:
+            assert page.locator(f".seat[data-seat='{seat}'] .backs").count() == 0
+            continue
+        backs = page.locator(f".seat[data-seat='{seat}'] .backs .card-back")
+        assert backs.count() == view["hand_counts"][seat]
+    assert page.locator(".backs [data-card]").count() == 0
+    play_some_cards(player)
+    assert page.evaluate("() => window.animationsStarted") > 0  # the deal and the cards moved
+    assert endless_animations(page) == []
+    # Once nothing happens, nothing keeps moving.
+    page.wait_for_function(STILL, timeout=15000)
+    assert player.errors == []
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_nothing_moves_under_reduced_motion(browser: Browser, server_url: str, size: str) -> None:
+    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script(COUNT_ANIMATIONS)
+    player = Player(page)
+    page.goto(server_url)
+    page.fill("#player-name", "Mo")
+    page.click("#quick-play")
+    play_some_cards(player)
+    assert page.evaluate("() => window.animationsStarted") == 0
+    assert page.evaluate("() => document.getAnimations().length") == 0
+    assert page.evaluate("() => getComputedStyle(document.querySelector('.seat')).animationName") == "none"
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_sounds_are_off_by_default_and_can_be_turned_on(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    player = Player(page)
+    page.goto(server_url)
+    page.fill("#player-name", "Mo")
+    page.click("#quick-play")
+    play_some_cards(player, cards=2)
+    assert page.evaluate("() => window.whistSounds || 0") == 0
+    page.click("#settings-btn")
+    assert not page.is_checked("[data-key=sound]")
+    page.check("[data-key=sound]")
+    page.keyboard.press("Escape")
+    before = player.view()
+    assert before is not None
+    played = len(before["tricks"]) * 4 + len(before["trick"]["cards"])
+    play_some_cards(player, cards=played + 4)
+    assert page.evaluate("() => window.whistSounds || 0") > 0
+    assert page.evaluate("() => localStorage.getItem('whist.sound')") == "on"
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_four_colour_deck_gives_each_suit_its_own_colour(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    view = Deal("couleur", hands_with({0: ["AS", "AH", "AD", "AC"]}), dealer=3).view(0)
+    show(page, server_url, view, 0)
+
+    def colours() -> set[str]:
+        return set(page.eval_on_selector_all(
+            ".hand .card[data-card^='A']", "els => els.map(e => getComputedStyle(e).color)"))
+
+    assert len(colours()) == 2
+    page.click("#settings-btn")
+    page.check("[data-key=fourcolour]")
+    page.keyboard.press("Escape")
+    wait_until(lambda: len(colours()) == 4, message="four colours")
+    page.reload()
+    page.wait_for_function("window.whistApp && window.whistApp.roomsLoaded")
+    assert page.evaluate("() => document.body.classList.contains('four-colour')")
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_hand_is_dimmed_when_it_is_not_your_turn_and_a_tap_says_why(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    view = play_view()
+    # Seat 0 has just played: it is now another seat's turn.
+    view = {**view, "legal": [], "to_act": [1]}
+    show(page, server_url, view, 0)
+    assert page.locator(".hand.not-my-turn").count() == 1
+    page.locator(".hand .card").first.click(force=True)  # a tap on a card that cannot be played now
+    wait_until(lambda: "Not your turn" in page.inner_text(".news"), message="the word in the news line")
+    assert acted(page) == []
+    # The announcement lies in the page's flow: it covers no seat, no card, no panel.
+    covering = page.evaluate(
+        """() => { const n = document.querySelector('.news').getBoundingClientRect();
+             return [...document.querySelectorAll('.board .seat, .hand, .action-panel')].filter(e => {
+               const b = e.getBoundingClientRect();
+               return Math.min(b.right, n.right) - Math.max(b.left, n.left) > 1
+                 && Math.min(b.bottom, n.bottom) - Math.max(b.top, n.top) > 1;
+             }).map(e => e.className); }"""
+    )
+    assert covering == []
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_bots_level_is_chosen_with_a_word_on_each(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    player = Player(page)
+    page.goto(server_url)
+    page.wait_for_selector("input[name=bot-level]")
+    offered = page.eval_on_selector_all("input[name=bot-level]", "els => els.map(e => e.value)")
+    served = page.evaluate("() => window.whistApp.server.bots")
+    assert sorted(offered) == sorted(served)
+    assert page.is_checked("input[name=bot-level][value=heuristic]")
+    helps = page.eval_on_selector_all(".bot-levels .choice small", "els => els.map(e => e.textContent)")
+    assert len(helps) == len(offered) and all(len(text) > 20 for text in helps)
+    page.check("input[name=bot-level][value=random]")
+    player.create_room("Bo", bots=True, deals=1)
+    wait_until(lambda: player.state().get("room"), message="the room")
+    assert player.state()["room"]["bot"] == "random"
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_play_now_has_its_own_ruleset_beside_it(browser: Browser, server_url: str, size: str) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    player = Player(page)
+    page.goto(server_url)
+    page.wait_for_selector("#quick-ruleset")
+    # Both on the first screen, without scrolling.
+    assert outside_viewport(page, "#quick-play, #quick-ruleset") == []
+    page.select_option("#quick-ruleset", "solo-whist")
+    page.fill("#player-name", "Quinn")
+    page.click("#quick-play")
+    wait_until(lambda: player.view(), message="the first deal")
+    assert player.state()["room"]["ruleset"] == "solo-whist"
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_servers_legal_info_decides_tricks_rare_and_prompt(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
+    page = context.new_page()
+    view: dict[str, Any] = Deal("couleur", hands_with({}), dealer=3).view(0)
+    info = []
+    for action in view["legal"]:
+        verb = action.split(" ")[0]
+        # Say (unlike the old tables) that proposals are rare and commit to 9 tricks, and nothing else is.
+        info.append({"action": action, "verb": verb, "suit": None, "level": None,
+                     "tricks": 9 if verb == "propose" else None,
+                     "commitment": "partner" if verb == "propose" else None,
+                     "rare": verb == "propose", "prompt": "call"})
+    view["legal_info"] = info
+    show(page, server_url, view, 0)
+    assert page.locator(".calls-panel .call-list.common button[data-action^='propose']").count() == 0
+    page.click("button.more-calls")
+    page.wait_for_selector("#rare-sheet button[data-action^='propose']")
+    assert "9 tricks with a partner" in page.inner_text("#rare-sheet")
+    page.click("#rare-sheet button[data-action='propose H']")
+    assert acted(page) == ["propose H"]
+    context.close()
