@@ -37,7 +37,6 @@ def test_the_match_tool_times_every_decision(ruleset: str) -> None:
     timing = summary["decision_ms"]["heuristic"]
     assert timing["decisions"] > 500
     assert 0 < timing["p50"] <= timing["p99"]
-    assert timing["cpu_p99"] > 0, "the deciding thread's CPU time is measured too"
 
 
 def test_couleur_contracts_of_the_heuristic_bot_are_made_at_least_60_percent_of_the_time() -> None:
