@@ -55,6 +55,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--log-level", default="info", help="debug, info, warning or error (default info)")
     parser.add_argument("--bot-delay", type=float, default=0.6,
                         help="seconds a bot waits before acting, so humans can follow (default 0.6)")
+    parser.add_argument("--bot-workers", type=int, default=1,
+                        help="worker processes for the expert bot's decisions (default 1; they run away from "
+                        "the event loop)")
     parser.add_argument("--rate-limit", type=float, default=20.0,
                         help="messages per second per connection (bursts of twice that; default 20)")
     parser.add_argument("--static-dir", type=Path, default=DEFAULT_STATIC_DIR,
@@ -116,7 +119,8 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
                          limits=limits_from(args),
                          compression=None if args.compression == "none" else args.compression,
                          daily_secret=args.daily_secret, replica_id=args.replica_id,
-                         trusted_proxies=args.trusted_proxy, coordination=coordination)
+                         trusted_proxies=args.trusted_proxy, coordination=coordination,
+                         bot_workers=max(1, args.bot_workers))
     host, port = await server.start(args.host, args.port)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.

@@ -26,7 +26,7 @@ from ..table import (
     seating,
     to_stored,
 )
-from .bots import BotDriver, BotScheduler
+from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON, RoomListener
 from .lobby import Lobby
 from .outbox import Outbox
@@ -71,12 +71,13 @@ class Tables:
     default the in-memory twins of a process alone on its store (it owns every room)."""
 
     def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None,
-                 coordination: Coordination | None = None) -> None:
+                 coordination: Coordination | None = None, metrics: BotObserver | None = None,
+                 bot_workers: int = 1) -> None:
         self.store = store
         self.scheduler = scheduler or BotScheduler()
         self.registry = RoomRegistry(store, self.scheduler.human_request)
         self.outbox = Outbox()
-        self.bots = BotDriver(self.scheduler, bot_delay)
+        self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers)
         self.timers = GraceTimers()
         self.lobby = Lobby(store, self._current_room)
         # Alone on its store, a process owns every room it holds for good: its leases do not expire in

@@ -148,6 +148,7 @@ def room_info(table: Table, now: float) -> JSON:
         "session_over": over(table),
         "version": table.version,
         "daily": table.daily.day if table.daily is not None else None,
+        "practice": table.daily is not None and table.daily.practice,
     }
 
 

@@ -57,6 +57,7 @@ class Daily:
 
     day: str
     player: str
+    practice: bool = False  # not the player key's first game of the day: off the leaderboard
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +152,8 @@ def to_stored(table: Table) -> JSON:
         "hints": [[hint.deal, hint.seat, hint.action_index] for hint in table.hints],
     }
     if table.daily is not None:
-        state["daily"] = {"day": table.daily.day, "player": table.daily.player}
+        state["daily"] = {"day": table.daily.day, "player": table.daily.player,
+                          "practice": table.daily.practice}
     if table.secret is not None:
         state["session_secret"] = table.secret
     return state
@@ -172,7 +174,7 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         room_id=str(state["room_id"]), options=options, created_at=float(state["created_at"]),
         host=state.get("host"), seats=(seats[0], seats[1], seats[2], seats[3]),
         ready=frozenset(int(seat) for seat in state.get("ready", [])), ended=bool(state.get("ended")),
-        daily=Daily(str(daily["day"]), str(daily["player"])) if daily else None,
+        daily=Daily(str(daily["day"]), str(daily["player"]), bool(daily.get("practice"))) if daily else None,
         secret=state.get("session_secret"),
         hints=tuple(Hint(int(d), int(s), int(i)) for d, s, i in state.get("hints", [])),
         session=session, version=version,
