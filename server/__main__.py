@@ -12,6 +12,7 @@ import contextlib
 import gc
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .app import WhistServer
+from .coord import new_process_id, open_coordination
 from .http import DEFAULT_STATIC_DIR, parse_networks
 from .limits import Limits
 from .store import open_store
@@ -53,6 +55,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--log-level", default="info", help="debug, info, warning or error (default info)")
     parser.add_argument("--bot-delay", type=float, default=0.6,
                         help="seconds a bot waits before acting, so humans can follow (default 0.6)")
+    parser.add_argument("--bot-workers", type=int, default=1,
+                        help="worker processes for the expert bot's decisions (default 1; they run away from "
+                        "the event loop)")
     parser.add_argument("--rate-limit", type=float, default=20.0,
                         help="messages per second per connection (bursts of twice that; default 20)")
     parser.add_argument("--static-dir", type=Path, default=DEFAULT_STATIC_DIR,
@@ -106,11 +111,16 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     """Listen, announce, and wait for SIGTERM/SIGINT."""
     log = logging.getLogger("whist.main")
     store = open_store(args.store)
+    # Owner leases, fan-out and presence shared with every process on the same store (Redis); with the
+    # memory store the process is alone: the default in-memory twins (see Tables).
+    coordination = None if store.kind == "memory" else open_coordination(
+        args.store, new_process_id(args.replica_id), info={"pid": os.getpid(), "replica": args.replica_id})
     server = WhistServer(store, bot_delay=args.bot_delay, static_dir=args.static_dir,
                          limits=limits_from(args),
                          compression=None if args.compression == "none" else args.compression,
                          daily_secret=args.daily_secret, replica_id=args.replica_id,
-                         trusted_proxies=args.trusted_proxy)
+                         trusted_proxies=args.trusted_proxy, coordination=coordination,
+                         bot_workers=max(1, args.bot_workers))
     host, port = await server.start(args.host, args.port)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.

@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from . import protocol
 from .bots import bot_names
 from .challenge import DailyChallenge
+from .coord import Coordination
 from .http import DEFAULT_STATIC_DIR, client_address, make_process_request, parse_networks
 from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow, Limits
 from .live import Tables
@@ -26,7 +27,7 @@ from .protocol import ProtocolError, RequestId
 from .replay_service import replay_answer
 from .rules import ruleset_names
 from .store import Store
-from .table import TableError, errors, facts
+from .table import Table, TableError, errors, facts
 
 log = logging.getLogger("whist.app")
 
@@ -67,6 +68,11 @@ ERROR_CODES: dict[type[TableError], str] = {
 def wire_error(problem: TableError) -> ProtocolError:
     """A table error as the protocol's error (its stable code and message)."""
     return ProtocolError(ERROR_CODES.get(type(problem), "internal_error"), problem.message)
+
+
+def room_kind(table: Table) -> str:
+    """A room's kind for the metrics: daily, listed (in the lobby) or private."""
+    return "daily" if table.daily is not None else "listed" if table.options.listed else "private"
 
 
 @functools.cache
@@ -236,6 +242,8 @@ class WhistServer:
         daily_secret: str | None = None,
         replica_id: str | None = None,
         trusted_proxies: Sequence[str] = (),
+        coordination: Coordination | None = None,
+        bot_workers: int = 1,
     ) -> None:
         self.store = store
         self.replica_id = replica_id  # which process this is among several on one store (/health)
@@ -245,7 +253,9 @@ class WhistServer:
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
         # JSON: compressing them costs more CPU on both ends than it saves on the wire.
         self.compression = compression
-        self.tables = Tables(self.timed_store, bot_delay)
+        # Shared with the other processes on the same store (default: this process alone owns everything).
+        self.tables = Tables(self.timed_store, bot_delay, coordination=coordination, metrics=self.metrics,
+                             bot_workers=bot_workers)
         # daily_secret None: the env var, else the store's
         self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)
         self.tables.listen(self.daily)
@@ -317,9 +327,11 @@ class WhistServer:
                 return {}
             case protocol.HintRequest():
                 return await tables.hint(conn)
-            case protocol.Daily():
+            case protocol.Daily(player_key=player_key):
                 conn.count_new_room()
-                return await self.daily.start(conn)
+                return await self.daily.start(conn, player_key)
+            case protocol.DailyDealResults(deal=deal):
+                return await self.daily.deal_results(conn, deal)
             case protocol.Leaderboard(day=day, limit=limit):
                 return await self.daily.ranking(conn, day, limit)
             case protocol.Replay(record=record):
@@ -402,11 +414,14 @@ class WhistServer:
     def scrape(self) -> bytes:
         """The `/metrics` page: the gauges brought up to date, then every metric."""
         self.metrics.set_connections(self.connection_kinds())
-        self.metrics.set_rooms(facts.status(room.table) for room in self.tables.rooms.values())
+        self.metrics.set_rooms((room_kind(room.table), facts.status(room.table))
+                               for room in self.tables.rooms.values())
         return self.metrics.exposition()
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
-        """Load the stored rooms and listen; returns the bound address (port 0 picks a free one)."""
+        """Join the other processes on the store, load the stored rooms and listen; returns the bound
+        address (port 0 picks a free one)."""
+        await self.tables.join_cluster()
         await self.tables.registry.load_all()
         self.server = await serve(
             self.handle,

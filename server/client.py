@@ -14,6 +14,7 @@ import contextlib
 import functools
 import itertools
 import json
+import secrets
 import time
 from collections.abc import Callable
 from types import TracebackType
@@ -42,7 +43,9 @@ class ServerError(Exception):
 class WhistClient:
     """One connection. Keeps the latest `state`, every event and every frame received."""
 
-    def __init__(self, websocket: ClientConnection, binary: bool = False) -> None:
+    def __init__(
+        self, websocket: ClientConnection, binary: bool = False, player_key: str | None = None
+    ) -> None:
         self.websocket = websocket
         self.binary = binary
         self.ids = itertools.count(1)
@@ -56,18 +59,22 @@ class WhistClient:
         self.room_id: str | None = None
         self.token: str | None = None
         self.seat: int | None = None
+        # The player key the daily challenge counts games by (a browser keeps one in localStorage).
+        self.player_key = player_key or secrets.token_urlsafe(24)
         self._changed = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
         self.closed = asyncio.Event()
 
     @classmethod
     async def connect(
-        cls, url: str, *, name: str | None = None, binary: bool = False, events: bool = True
+        cls, url: str, *, name: str | None = None, binary: bool = False, events: bool = True,
+        player_key: str | None = None,
     ) -> WhistClient:
         """Open a connection (and send `hello` when `name` is given; `events=False` asks for no
-        `events` pushes, only `state`)."""
+        `events` pushes, only `state`). `player_key`: the daily challenge's player key (default: a
+        new random one per client)."""
         websocket = await connect(url, max_size=8 * 1024 * 1024, open_timeout=10)
-        client = cls(websocket, binary)
+        client = cls(websocket, binary, player_key)
         if name is not None:
             await client.request("hello", name=name, events=events)
         return client
@@ -189,6 +196,16 @@ class WhistClient:
         return bool(view and view["seat"] is not None and view["seat"] in view["to_act"] and view["legal"])
 
     # ---------------------------------------------------------------- requests
+
+    async def daily(self) -> JSON:
+        """`daily` with this client's player key; remembers the room and token."""
+        result = await self.request("daily", player_key=self.player_key)
+        self.room_id, self.token, self.seat = result["room_id"], result["token"], result["seat"]
+        return result
+
+    async def daily_deal_results(self, deal: int) -> JSON:
+        """`daily_deal_results`: how everyone played deal `deal` of this client's daily game."""
+        return await self.request("daily_deal_results", deal=deal)
 
     async def create_room(self, ruleset: str, **options: Any) -> JSON:
         """`create_room`; remembers the room and token."""

@@ -4,8 +4,9 @@ Each `WhistServer` owns a `Metrics` with its own `CollectorRegistry`, so several
 (the tests) keep separate counts. Every metric is defined here; docs/operations.md lists them.
 
 The connection, HTTP and store boundaries record their figures themselves. The room layer records the
-rest through the small `observe_*` / `count_*` methods below (actions, action-to-push latency, bot
-decision time).
+rest through the small `observe_*` / `count_*` methods below: a human's action (and its action-to-push
+time, the `act` request's) in `server/app.py`, a bot's action, its decision time and its decision-to-
+push time in the bot driver (`server/live/bots.py`, which sees a `Metrics` as its `BotObserver`).
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.rooms = Gauge("whist_rooms", "Rooms held in memory, by status (waiting, playing, over).",
-                           ["status"], registry=r)
+        self.rooms = Gauge("whist_rooms", "Rooms held in memory, by kind (daily, listed, private) and "
+                           "status (waiting, playing, between_deals, over).", ["kind", "status"], registry=r)
         self.connections = Gauge("whist_connections", "Open WebSocket connections, by kind: player (holds "
                                  "a seat), spectator (in a room without a seat), lobby (in no room).",
                                  ["kind"], registry=r)
@@ -81,7 +82,7 @@ class Metrics:
         self.http_requests = Counter("whist_http_requests_total", "Plain HTTP requests, by endpoint "
                                      "(health, metrics, static, not_found) and status.",
                                      ["endpoint", "status"], registry=r)
-        self._room_statuses: set[str] = set()
+        self._room_labels: set[tuple[str, str]] = set()
         for kind in CONNECTION_KINDS:
             self.connections.labels(kind).set(0)
         for by in ("human", "bot"):
@@ -115,16 +116,16 @@ class Metrics:
         for kind, count in counts.items():
             self.connections.labels(kind).set(count)
 
-    def set_rooms(self, statuses: Iterable[str]) -> None:
-        """The rooms in memory, one status each (statuses seen before and now absent go to 0)."""
-        counts: dict[str, int] = {}
-        for status in statuses:
-            counts[status] = counts.get(status, 0) + 1
-        for status in self._room_statuses:
-            counts.setdefault(status, 0)
-        self._room_statuses.update(counts)
-        for status, count in counts.items():
-            self.rooms.labels(status).set(count)
+    def set_rooms(self, rooms: Iterable[tuple[str, str]]) -> None:
+        """The rooms in memory, one (kind, status) each (pairs seen before and now absent go to 0)."""
+        counts: dict[tuple[str, str], int] = {}
+        for labels in rooms:
+            counts[labels] = counts.get(labels, 0) + 1
+        for labels in self._room_labels:
+            counts.setdefault(labels, 0)
+        self._room_labels.update(counts)
+        for (kind, status), count in counts.items():
+            self.rooms.labels(kind, status).set(count)
 
     def exposition(self) -> bytes:
         """The Prometheus text format of every metric."""
@@ -220,6 +221,23 @@ class InstrumentedStore(Store):
         """The inner store's ping, timed (False counts as unreachable)."""
         answered: bool = await self._timed("ping", self.inner.ping)
         return answered
+
+    async def claim_daily_player(self, day: str, player: str) -> bool:
+        """The inner store's claim, timed."""
+        first: bool = await self._timed("claim_daily_player",
+                                        lambda: self.inner.claim_daily_player(day, player))
+        return first
+
+    async def write_deal_result(self, day: str, deal: str, room_id: str, result: JSON) -> None:
+        """The inner store's deal result write, timed."""
+        await self._timed("write_deal_result",
+                          lambda: self.inner.write_deal_result(day, deal, room_id, result))
+
+    async def deal_results(self, day: str, deal: str) -> dict[str, JSON]:
+        """The inner store's deal results, timed."""
+        results: dict[str, JSON] = await self._timed("deal_results",
+                                                     lambda: self.inner.deal_results(day, deal))
+        return results
 
     async def close(self) -> None:
         """Close the inner store."""

@@ -177,10 +177,25 @@ class HintRequest(_Request):
     type: Literal["hint"]
 
 
+# A browser's player key (kept like a seat token; the server keeps only its hash): 16-128 characters of
+# the URL-safe base64 alphabet.
+PlayerKey = Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
 class Daily(_Request):
-    """Create and start one's own game of today's daily challenge (see server/challenge.py)."""
+    """Create and start one's own game of today's daily challenge (see server/challenge.py). The first
+    game of the day of a `player_key` counts; later ones, and games without a key, are practice."""
 
     type: Literal["daily"]
+    player_key: PlayerKey | None = None
+
+
+class DailyDealResults(_Request):
+    """How everyone played one deal of the day's challenge: `deal` (0-based, thrown-in deals included)
+    of the asker's own daily game, which must have finished it."""
+
+    type: Literal["daily_deal_results"]
+    deal: Annotated[int, Field(ge=0, le=10_000, strict=True)]
 
 
 class Leaderboard(_Request):
@@ -200,7 +215,7 @@ class Replay(_Request):
 
 Request = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | Leaderboard | Replay,
+    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | DailyDealResults | Leaderboard | Replay,
     Field(discriminator="type"),
 ]
 # The request models, read from the union above (the one place they are listed).
@@ -276,6 +291,7 @@ class RoomInfo(_Message):
     session_over: bool
     version: int
     daily: str | None = None  # the day of a daily-challenge room
+    practice: bool = False  # a daily game that does not count (not the player key's first of the day)
 
 
 class State(_Message):

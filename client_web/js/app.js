@@ -12,6 +12,7 @@ import { soundOn, setSound } from "./sound.js";
 import { h, replace } from "./dom.js";
 import { dealMoment } from "./common.js";
 import { canVerify, verifyDeal } from "./fair.js";
+import { playerKey } from "./daily.js";
 
 const NAME_KEY = "whist.name";
 
@@ -105,7 +106,7 @@ export const app = {
   async startDaily() {
     await serverReady;
     if (this.name) await this.request("hello", { name: this.name }).catch(() => {});
-    const result = await this.request("daily").catch(() => null);
+    const result = await this.request("daily", { player_key: playerKey() }).catch(() => null);
     if (!result) return;
     this.keepToken(result.room_id, result.token);
     this.enterRoom(result.room_id);

@@ -7,6 +7,7 @@ import { cardFace } from "./cards.js";
 import { SUIT_SYMBOL, RED_SUITS, rankText } from "./calls.js";
 import { mySeat, seatName, contractTitle, signed, dailyScore, SUIT_ORDER } from "./common.js";
 import { legendList } from "./legend.js";
+import { dealResultsSection, practiceNote } from "./daily.js";
 import { rareSheet } from "./panel.js";
 
 /** Draw the open dialogs; while one is open the table behind it is inert (Tab stays in the dialog). */
@@ -134,9 +135,11 @@ function summaryDialog(app, over) {
   body.append(balancesTable(app, result));
   const daily = dailyNote(room);
   if (daily) body.append(daily);
-  // The daily challenge's "how others played this deal" goes here (built later, from the server's
-  // figures for this deal of the day); the slot stays empty until then.
-  if (room.daily) body.append(h("section", { class: "daily-others", dataset: { slot: "daily-others" }, hidden: true }));
+  // The daily challenge: the practice mark, and "how others played this deal" (js/daily.js).
+  const practice = practiceNote(room);
+  if (practice) body.append(practice);
+  const others = dealResultsSection(app, room, contractTitle);
+  if (others) body.append(others);
   const buttons = h("div", { class: "row buttons" });
   if (over) {
     body.prepend(h("p", { class: "final-note" }, t("ann.session_over")));

@@ -12,6 +12,7 @@ import { actionPanel, copyLinkButton } from "./panel.js";
 import { renderModals } from "./dialogs.js";
 import { seatRects, handRects, flyIn, dealIn, sweepTo } from "./motion.js";
 import { playSound } from "./sound.js";
+import { practiceChip } from "./daily.js";
 
 export { seatName, contractTitle };
 
@@ -355,6 +356,7 @@ function infoBar(app) {
   chips.push(h("span", { class: "chip" }, t("table.deal", { n: (room.deal_number ?? 0) + 1 }),
     room.session?.deals ? ` / ${room.session.deals}` : ""));
   if (room.daily) chips.push(h("span", { class: "chip daily-score" }, t("daily.score.chip", { score: dailyScore(room) })));
+  chips.push(practiceChip(room));
   if (view) {
     const contract = view.contract;
     if (contract) {

@@ -1,5 +1,10 @@
 """The bot driver: plays the seats bots hold (or take over) and deals the next deal, through the same
-commands as the players; and the scheduler that serves human requests before bot moves."""
+commands as the players; and the scheduler that serves human requests before bot moves.
+
+Where a bot thinks: the random bot on the event loop (it costs nothing), the heuristic in a thread, and
+the searching bots (`POOLED_BOTS`: the expert, up to a few hundred milliseconds of CPU) in a process pool
+(`server/bots/pool.py`), so that no decision holds the event loop or the GIL while humans act at other
+tables. A decision is a pure function of the seat's view and the derived seed, wherever it runs."""
 
 from __future__ import annotations
 
@@ -8,9 +13,12 @@ import collections
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol
 
 from ..bots import Bot, BotError, get_bot
+from ..bots.pool import DecisionPool
 from ..table import Outcome, Table, TableError, errors, facts, play
 from .change import CommittedChange, RoomListener
 from .room import LiveRoom
@@ -22,6 +30,20 @@ BOT_SLOTS = 4  # bot moves in progress at once, over all tables
 # stream of requests cannot stop the bots).
 BOT_YIELD_SECONDS = 0.05
 BOT_RETRY_SECONDS = 1.0  # after a bot move the store did not take
+POOLED_BOTS = frozenset({"expert"})  # bots whose decisions run in the process pool
+
+
+class BotObserver(Protocol):
+    """What the driver reports (a `server.metrics.Metrics` is one)."""
+
+    def count_action(self, by: str) -> None:
+        """One deal action applied; `by` is "bot" here."""
+
+    def observe_action_to_push(self, seconds: float) -> None:
+        """From a bot's decision made to its outcome pushed to every connection of the room."""
+
+    def observe_bot_decision(self, bot: str, seconds: float) -> None:
+        """How long a bot of kind `bot` took to decide."""
 
 
 class BotScheduler:
@@ -114,9 +136,15 @@ class BotDriver(RoomListener):
     `play.act` like a human's. A move the store did not take is retried after `BOT_RETRY_SECONDS`.
     """
 
-    def __init__(self, scheduler: BotScheduler, delay: float = 0.6) -> None:
+    def __init__(self, scheduler: BotScheduler, delay: float = 0.6, observer: BotObserver | None = None,
+                 pool_workers: int = 1) -> None:
         self.scheduler = scheduler
         self.delay = delay
+        # Whether this process runs the room's bots (several processes on one store: its owner only).
+        self.may_run: Callable[[LiveRoom], bool] = lambda room: True
+        self.observer = observer
+        self.pool_workers = pool_workers
+        self.pool: DecisionPool | None = None  # started at the first pooled decision
         self._bots: dict[str, Bot] = {}
         self._tasks: dict[LiveRoom, asyncio.Task[None]] = {}
         self._retries: dict[LiveRoom, asyncio.TimerHandle] = {}
@@ -155,10 +183,13 @@ class BotDriver(RoomListener):
         for room in list(self._tasks):
             self.closed(room)
         await asyncio.gather(*tasks, return_exceptions=True)
+        if self.pool is not None:
+            pool, self.pool = self.pool, None
+            await asyncio.get_running_loop().run_in_executor(None, pool.close)
 
     def kick(self, room: LiveRoom) -> None:
         """Make sure the bot loop runs if a bot may have something to do."""
-        if self.busy(room) or facts.bot_work(room.table, time.monotonic()) is None:
+        if self.busy(room) or not self.may_run(room) or facts.bot_work(room.table, time.monotonic()) is None:
             return
         self._tasks[room] = asyncio.get_running_loop().create_task(self._loop(room))
 
@@ -166,7 +197,7 @@ class BotDriver(RoomListener):
         try:
             while True:
                 work = facts.bot_work(room.table, time.monotonic())
-                if work is None:
+                if work is None or not self.may_run(room):
                     return
                 await asyncio.sleep(self.delay)  # 0: let the other rooms and connections run
                 # Only a few bot steps run at once, whatever the number of tables, and none starts
@@ -195,20 +226,37 @@ class BotDriver(RoomListener):
             return
         deal = table.session.deal
         kind = table.seats[work].bot or table.options.bot
-        bot, view, seed = self.bot(kind), deal.view(work), play.decision_seed(deal, "bot", work)
-
-        def decide() -> str:
-            try:
-                return str(bot.decide(view, seed, play.BOT_BUDGET_MS))
-            except BotError as problem:
-                raise errors.IllegalAction(f"bot {kind} failed: {problem}") from None
-
-        # A searching bot thinks for up to its budget: off the event loop, so that the other tables
-        # and connections are served meanwhile.
-        action = await asyncio.to_thread(decide) if kind != "random" else decide()
+        started = time.perf_counter()
+        action = await self.decide(kind, deal.view(work), play.decision_seed(deal, "bot", work))
+        decided = time.perf_counter()
 
         def move(current: Table) -> Outcome | None:
             # The table may have moved on meanwhile (the player came back, a conflict reloaded it).
             return play.act(current, work, action) if still(current, table.version) else None
 
-        await room.apply(move, human=False)
+        outcome = await room.apply(move, human=False)
+        if self.observer is not None:
+            self.observer.observe_bot_decision(kind, decided - started)
+            if outcome is not None:  # applied, stored and pushed to the room's connections
+                self.observer.count_action("bot")
+                self.observer.observe_action_to_push(time.perf_counter() - decided)
+
+    async def decide(self, kind: str, view: dict[str, Any], seed: str) -> str:
+        """The action bot `kind` takes in `view` (see the module's note on where it thinks)."""
+        try:
+            if kind in POOLED_BOTS:
+                if self.pool is None:
+                    self.pool = DecisionPool(self.pool_workers)
+                return await self.pool.decide(kind, view, seed, play.BOT_BUDGET_MS)
+            bot = self.bot(kind)
+            if kind == "random":
+                return str(bot.decide(view, seed, play.BOT_BUDGET_MS))
+            return str(await asyncio.to_thread(bot.decide, view, seed, play.BOT_BUDGET_MS))
+        except BotError as problem:
+            raise errors.IllegalAction(f"bot {kind} failed: {problem}") from None
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): a fresh pool serves the retry (the loop retries a
+            # table error after BOT_RETRY_SECONDS).
+            log.exception("bot decision pool broken; starting a new one")
+            self.pool = None
+            raise errors.IllegalAction(f"bot {kind} could not decide (its worker stopped)") from None

@@ -56,7 +56,7 @@ class Lobby(RoomListener):
                 current = facts.lobby_entry(live.table)
                 if current is None:
                     continue
-                entry = {**current, "spectators": live.table.presence.spectators}
+                entry = {**current, "spectators": facts.spectators(live.table)}
             rooms.append(entry)
         rooms.sort(key=lambda entry: entry["created_at"])
         return rooms

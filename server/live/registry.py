@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from ..store import Store
 from ..table import Table, errors, facts, from_stored, presence
@@ -24,6 +24,8 @@ class RoomRegistry:
         self.human_gate = human_gate
         self.listeners: list[RoomListener] = []
         self.rooms: dict[str, LiveRoom] = {}
+        # Awaited for every room loaded from the store (claiming its lease: see server/live/shared.py).
+        self.adopt: Callable[[LiveRoom], Awaitable[None]] | None = None
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
 
     def listen(self, listener: RoomListener) -> None:
@@ -70,7 +72,10 @@ class RoomRegistry:
         entries = await self.store.read_log(room_id) if stored.state.get("session") is not None else []
         # Humans are away until they come back (after a restart: since the room was loaded).
         table = presence.away_from_start(from_stored(stored.state, stored.version, entries), time.monotonic())
-        return self.open(table)
+        room = self.open(table)
+        if self.adopt is not None:
+            await self.adopt(room)
+        return room
 
     async def require(self, room_id: str) -> LiveRoom:
         """The room, or `NoSuchRoom`."""

@@ -138,7 +138,13 @@ class LiveRoom:
             return await self.store.save(self.room_id, to_stored(table), self.table.version, entries,
                                          facts.lobby_entry(table))
         except VersionConflictError as conflict:
-            await self.reload()
+            try:
+                await self.reload()
+            except Exception:
+                log.exception("room %s: reload failed", self.room_id)
+                self.stale = True
+                raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
+                                              "retry") from None
             raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
                                   "retry") from None
         except Exception as failure:
@@ -150,6 +156,27 @@ class LiveRoom:
                 await self.reload()
             raise errors.StoreUnavailable(f"the room could not be saved ({type(failure).__name__}); nothing "
                                           "was applied: retry") from None
+
+    async def catch_up(self) -> bool:
+        """Reload the room if the store holds a newer version than the live copy (another process
+        changed it); True if it did. Under the lock."""
+        async with self.lock:
+            try:
+                stored = await self.store.load(self.room_id)
+                if stored is None or (stored.version == self.table.version and not self.stale):
+                    return False
+                await self.reload()
+            except Exception:
+                log.exception("room %s: reload failed", self.room_id)
+                raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
+                                              "retry") from None
+            self.announce_reload()
+            return True
+
+    def announce_reload(self) -> None:
+        """The live copy was behind the store and was reloaded: the connections here get the current
+        state (a change with nothing of its own to publish)."""
+        self.announce(CommittedChange(self.room_id, self.version, stored=False))
 
     async def reload(self) -> None:
         """Replace the live table with the stored one (presence is kept: it is not stored)."""

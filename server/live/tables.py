@@ -10,18 +10,41 @@ import secrets
 import time
 from dataclasses import dataclass, replace
 
+from ..coord import Coordination, memory_coordination, new_process_id
 from ..protocol import CreateRoom
 from ..store import Store
-from ..table import Daily, Outcome, Table, deal_records, errors, facts, hash_token, play, seating, to_stored
-from .bots import BotDriver, BotScheduler
+from ..table import (
+    Daily,
+    Outcome,
+    Table,
+    TableError,
+    deal_records,
+    errors,
+    facts,
+    hash_token,
+    play,
+    seating,
+    to_stored,
+)
+from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON, RoomListener
 from .lobby import Lobby
 from .outbox import Outbox
 from .registry import RoomRegistry
 from .room import Command, LiveRoom, Member
+from .shared import SharedRooms
 from .timers import GraceTimers
 
 log = logging.getLogger("whist.rooms")
+
+ALONE_LEASE_SECONDS = 24 * 3600.0
+# How many times a player's request is judged again after the room turned out to be behind the store
+# (another process changed it): a stale copy must never refuse a legal move.
+ATTEMPTS = 4
+# Refusals that cannot come from an old copy of the room (anything else may: not your turn, seat taken...).
+NEVER_STALE = (errors.MalformedAction, errors.SpectatorCannotAct, errors.StoreUnavailable,
+               errors.UnknownRuleset, errors.BadHouseRules, errors.UnknownBot, errors.NoSuchRoom,
+               errors.NotInRoom, errors.HintsOff)
 
 
 @dataclass(slots=True)
@@ -41,18 +64,30 @@ def new_room_id() -> str:
 
 class Tables:
     """Every table of this process and its connections: the room registry with its listeners (the
-    outbox, the bot driver, the grace timers, the lobby, and any added with `listen`)."""
+    outbox, the bot driver, the grace timers, the lobby, the wiring to other processes on the store,
+    and any added with `listen`).
 
-    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None) -> None:
+    `coordination`: the primitives shared with the other processes on the same store (Redis); by
+    default the in-memory twins of a process alone on its store (it owns every room)."""
+
+    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None,
+                 coordination: Coordination | None = None, metrics: BotObserver | None = None,
+                 bot_workers: int = 1) -> None:
         self.store = store
         self.scheduler = scheduler or BotScheduler()
         self.registry = RoomRegistry(store, self.scheduler.human_request)
         self.outbox = Outbox()
-        self.bots = BotDriver(self.scheduler, bot_delay)
+        self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers)
         self.timers = GraceTimers()
-        self.lobby = Lobby(store, self.registry.held)
-        for listener in (self.outbox, self.timers, self.lobby, self.bots):
+        self.lobby = Lobby(store, self._current_room)
+        # Alone on its store, a process owns every room it holds for good: its leases do not expire in
+        # practice (a long stall of the event loop must not hand its rooms to nobody for a moment).
+        if coordination is None:
+            coordination = memory_coordination(new_process_id(), lease_ttl=ALONE_LEASE_SECONDS)
+        self.shared = SharedRooms(coordination, self.registry, self.bots, self.timers, self.lobby)
+        for listener in (self.outbox, self.timers, self.lobby, self.bots, self.shared):
             self.registry.listen(listener)
+        self.registry.adopt = self.shared.adopt
         self.members: dict[Member, Membership] = {}
 
     def listen(self, listener: RoomListener) -> None:
@@ -64,11 +99,29 @@ class Tables:
         """The rooms held by this process."""
         return self.registry.rooms
 
+    async def join_cluster(self) -> None:
+        """Join the other processes on the store (also done on first use)."""
+        await self.shared.start()
+
     async def close(self) -> None:
-        """Stop bot loops, timers and the lobby push."""
+        """Stop bot loops, timers and the lobby push; release this process's leases and presence."""
         self.registry.close()
         await self.bots.stop()
         await self.lobby.stop()
+        await self.shared.close()
+
+    def _current_room(self, room_id: str) -> LiveRoom | None:
+        """A room held here whose copy is current (the lobby's live facts)."""
+        room = self.registry.held(room_id)
+        return room if room is not None and not room.stale else None
+
+    async def _room(self, room_id: str) -> LiveRoom:
+        """The room, followed by this process and current (a connection is about to use it)."""
+        room = await self.registry.require(room_id)
+        await self.shared.attach(room)
+        if room.stale:
+            await room.catch_up()
+        return room
 
     # ---------------------------------------------------------------- membership
 
@@ -88,6 +141,7 @@ class Tables:
         """Move a connection into a room (out of its previous one) and push it the state."""
         await self.depart(member)
         self.lobby.subscribers.discard(member)
+        await self.shared.attach(room)
         self.members[member] = Membership(room, participant, token)
 
         outcome = await room.admit(member, participant)
@@ -101,6 +155,7 @@ class Tables:
             return
         room = found.room
         await room.release(member)
+        await self.shared.detach(room)
         self.registry.forget_if_idle(room)
 
     async def disconnect(self, member: Member) -> None:
@@ -128,30 +183,36 @@ class Tables:
             raise errors.StoreUnavailable(f"the room could not be saved ({type(failure).__name__}); nothing "
                                           "was applied: retry") from None
         room = self.registry.open(replace(table, version=version))
+        await self.shared.adopt(room, new=True)
         log.info("room created", extra={"fields": {"room": table.room_id, "ruleset": request.ruleset,
                                                    "listed": request.listed, "bot": table.options.bot}})
         self.lobby.changed()
+        self.shared.lobby_changed()
         answer = outcome.answer
         await self.enter(member, room, hash_token(str(answer["token"])), str(answer["token"]))
         return answer
 
     async def join(self, member: Member, room_id: str, wanted: int | None) -> JSON:
         """`join`: take a seat; the loser of a race for the last seat gets `SeatTaken`/`RoomFull`."""
-        room = await self.registry.require(room_id)
+        room = await self._room(room_id)
         here = self.members.get(member)
         # A connection already in this room (e.g. the host, unseated) keeps its identity.
         kept = here.token if here is not None and here.room is room else None
         token = kept or secrets.token_urlsafe(32)
-        outcome = await room.apply(lambda table: seating.join(table, token, member.name, wanted))
-        assert outcome is not None
+        outcome = await self._apply(room, lambda table: seating.join(table, token, member.name, wanted))
         # The connection leaves its previous room only once the seat is won: a refused join changes nothing.
         await self.enter(member, room, hash_token(token), token)
         return outcome.answer
 
     async def resume(self, member: Member, room_id: str, token: str) -> JSON:
         """`resume`: the token gives back the seat (and host rights) after a drop or a restart."""
-        room = await self.registry.require(room_id)
-        answer = seating.resume(room.table, token).answer
+        room = await self._room(room_id)
+        try:
+            answer = seating.resume(room.table, token).answer
+        except errors.BadToken:
+            if not await room.catch_up():  # the seat may have been taken through another process
+                raise
+            answer = seating.resume(room.table, token).answer
         participant = hash_token(token)
         for other, holder in list(room.members.items()):
             if other is not member and holder == participant:
@@ -161,7 +222,7 @@ class Tables:
 
     async def watch(self, member: Member, room_id: str) -> JSON:
         """`watch`: enter as a spectator."""
-        room = await self.registry.require(room_id)
+        room = await self._room(room_id)
         await self.enter(member, room, None, None)
         return seating.watch(room.table).answer
 
@@ -171,7 +232,7 @@ class Tables:
         room = here.room
         table = room.table
         if facts.seat_of(table, here.participant) is not None or facts.is_host(table, here.participant):
-            await room.apply(lambda table: seating.leave(table, here.participant))
+            await self._apply(room, lambda table: seating.leave(table, here.participant))
         await self.depart(member)
         return {"room_id": room.room_id}
 
@@ -198,9 +259,10 @@ class Tables:
         """`act`: an action for the connection's own seat, through the same path as the bots."""
         here = self.current(member)
         room = here.room
-        seat = play.acting_seat(room.table, here.participant, claimed_seat)
+        play.acting_seat(room.table, here.participant, claimed_seat)  # refused at once if not a player
         try:
-            return await self._answer(room, lambda table: play.act(table, seat, action))
+            return await self._answer(room, lambda table: play.act(
+                table, play.acting_seat(table, here.participant, claimed_seat), action))
         except errors.STALE:
             # The client probably acted on an old view: send it the current one with the refusal.
             self.outbox.send(room, member)
@@ -247,7 +309,27 @@ class Tables:
         self.outbox.send(self.current(member).room, member)
 
     async def _answer(self, room: LiveRoom, command: Command) -> JSON:
-        outcome = await room.apply(command)
-        assert outcome is not None
-        return outcome.answer
+        return (await self._apply(room, command)).answer
+
+    async def _apply(self, room: LiveRoom, command: Command) -> Outcome:
+        """A player's command, judged again on the stored state when the live copy was behind it: after
+        a lost compare-and-set (the room reloaded), or a refusal while the store holds a newer version
+        (another process changed the room and this one has not heard yet)."""
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                outcome = await room.apply(command)
+            except errors.Conflict:
+                room.announce_reload()  # the connections here were behind too
+                if attempt == ATTEMPTS:
+                    raise
+                continue
+            except NEVER_STALE:
+                raise
+            except TableError:
+                if attempt == ATTEMPTS or not await room.catch_up():
+                    raise
+                continue
+            assert outcome is not None
+            return outcome
+        raise AssertionError("unreachable")
 

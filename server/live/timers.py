@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from ..table import TableError, facts, presence
 from .change import CommittedChange, RoomListener
@@ -20,6 +21,8 @@ class GraceTimers(RoomListener):
     def __init__(self) -> None:
         self._timers: dict[LiveRoom, list[asyncio.TimerHandle]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        # Whether this process runs the room's timers (several processes on one store: its owner only).
+        self.may_run: Callable[[LiveRoom], bool] = lambda room: True
 
     def committed(self, room: LiveRoom, change: CommittedChange) -> None:
         """A seat left with no connection starts its grace period."""
@@ -39,14 +42,19 @@ class GraceTimers(RoomListener):
 
     def arm(self, room: LiveRoom, seat: int) -> None:
         """When the grace period ends, let the bot take the seat over (if the player is still away)."""
+        if not self.may_run(room):
+            return
         loop = asyncio.get_running_loop()
-        delay = room.table.options.grace_seconds + 0.01
+        # What is left of the grace period (a room taken over from another process: since the seat's
+        # player went away, not since now).
+        since = room.table.presence.away_since.get(seat, time.monotonic())
+        delay = max(0.0, room.table.options.grace_seconds - (time.monotonic() - since)) + 0.01
         timers = [timer for timer in self._timers.get(room, []) if timer.when() > loop.time()]
         timers.append(loop.call_later(delay, self._expire, room, seat))
         self._timers[room] = timers
 
     def _expire(self, room: LiveRoom, seat: int) -> None:
-        if not facts.bot_playing(room.table, seat, time.monotonic()):
+        if not self.may_run(room) or not facts.bot_playing(room.table, seat, time.monotonic()):
             return
         task = asyncio.get_running_loop().create_task(self._apply(room, seat))
         self._tasks.add(task)

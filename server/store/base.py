@@ -1,6 +1,6 @@
 """The storage port: versioned room state, a per-room event log, the lobby index, and the daily
-challenge's server secret and leaderboards. The memory and Redis stores implement all of it (and pass
-one contract suite, tests/server/test_store.py)."""
+challenge's server secret, leaderboards, players' claims of a day and per-deal results. The memory and
+Redis stores implement all of it (and pass one contract suite, tests/server/test_store.py)."""
 
 from __future__ import annotations
 
@@ -76,6 +76,19 @@ class Store(ABC):
     @abstractmethod
     async def leaderboard_top(self, day: str, limit: int) -> tuple[list[LeaderboardLine], int]:
         """The first `limit` lines of a day, ranked, and the number of lines of that day."""
+
+    @abstractmethod
+    async def claim_daily_player(self, day: str, player: str) -> bool:
+        """Claim `day` for a player (the hash of their player key): True for the first claim of that
+        player that day (their counted game), False for every later one (practice). Atomic."""
+
+    @abstractmethod
+    async def write_deal_result(self, day: str, deal: str, room_id: str, result: JSON) -> None:
+        """Set (or replace) one daily game's result of one deal of `day` (`deal`: the deal's key)."""
+
+    @abstractmethod
+    async def deal_results(self, day: str, deal: str) -> dict[str, JSON]:
+        """Room id -> result of every daily game of `day` that has played that deal."""
 
     async def record_leaderboard(self, day: str, room_id: str, name: str, score: int, deals: int,
                                  now: float) -> LeaderboardLine:

@@ -42,6 +42,14 @@ class Keys:
         """Hash: daily room id -> that game's leaderboard line (JSON)."""
         return f"{self.prefix}leaderboard:{day}:entries"
 
+    def daily_player(self, day: str, player: str) -> str:
+        """String (with expiry): set once (SET NX) by a player's first daily game of `day`."""
+        return f"{self.prefix}daily:{day}:player:{player}"
+
+    def deal_results(self, day: str, deal: str) -> str:
+        """Hash (with expiry): daily room id -> that game's result (JSON) of one deal of `day`."""
+        return f"{self.prefix}daily:{day}:deal:{deal}"
+
     # ---- several processes on one Redis (server/coord/). Every key of one room carries the hash tag
     # `{room:<id>}`, so that a Redis Cluster keeps a room's keys in one slot (one Lua script may touch
     # them all) and rooms spread over the shards by id.

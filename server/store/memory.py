@@ -26,6 +26,8 @@ class MemoryStore(Store):
         self._lobby: dict[str, str] = {}
         self._secret: str | None = None
         self._days: dict[str, dict[str, LeaderboardLine]] = {}
+        self._claims: set[tuple[str, str]] = set()
+        self._deal_results: dict[tuple[str, str], dict[str, str]] = {}
 
     async def save(
         self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
@@ -80,3 +82,19 @@ class MemoryStore(Store):
         """Sorted on demand."""
         lines = sorted(self._days.get(day, {}).values(), key=rank_order)
         return lines[:limit], len(lines)
+
+    async def claim_daily_player(self, day: str, player: str) -> bool:
+        """A set of (day, player); no await inside, so it is atomic on the event loop."""
+        if (day, player) in self._claims:
+            return False
+        self._claims.add((day, player))
+        return True
+
+    async def write_deal_result(self, day: str, deal: str, room_id: str, result: JSON) -> None:
+        """Set the game's result of that deal."""
+        self._deal_results.setdefault((day, deal), {})[room_id] = json.dumps(result)
+
+    async def deal_results(self, day: str, deal: str) -> dict[str, JSON]:
+        """Fresh copies of the deal's results."""
+        stored = self._deal_results.get((day, deal), {})
+        return {room_id: json.loads(text) for room_id, text in stored.items()}

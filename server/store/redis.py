@@ -19,6 +19,10 @@ from ..leaderboard import RANK_SCALE, LeaderboardLine, day_start, rank_order
 from .base import JSON, Store, StoredRoom, VersionConflictError
 from .keys import DEFAULT_PREFIX, Keys
 
+# The daily challenge's claims and per-deal results are kept this long (seconds): they matter on their
+# day only, and a few days more let a player in a far time zone look back.
+DAILY_KEYS_SECONDS = 4 * 86400
+
 # KEYS: room hash, room log, lobby hash, rooms set.
 # ARGV: expected version, state JSON, room id, lobby JSON ("" removes the entry), log entries...
 _SAVE_SCRIPT = """
@@ -191,6 +195,25 @@ class RedisStore(Store):
         lines = [LeaderboardLine.from_json(json.loads(text)) for text in texts if text is not None]
         # Equal rank keys (same score, same millisecond) come back in reverse member order: re-sort.
         return sorted(lines, key=rank_order), int(total)
+
+    async def claim_daily_player(self, day: str, player: str) -> bool:
+        """SET NX, kept for a few days (a claim matters only on its day)."""
+        claimed = await self.redis.set(self.keys.daily_player(day, player), "1", nx=True,
+                                       ex=DAILY_KEYS_SECONDS)
+        return bool(claimed)
+
+    async def write_deal_result(self, day: str, deal: str, room_id: str, result: JSON) -> None:
+        """HSET in the deal's hash, which is kept for a few days."""
+        key = self.keys.deal_results(day, deal)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, room_id, json.dumps(result, separators=(",", ":")))
+            pipe.expire(key, DAILY_KEYS_SECONDS)
+            await pipe.execute()
+
+    async def deal_results(self, day: str, deal: str) -> dict[str, JSON]:
+        """HGETALL of the deal's hash."""
+        texts: dict[str, str] = await self.redis.hgetall(self.keys.deal_results(day, deal))  # type: ignore[assignment]
+        return {room_id: json.loads(text) for room_id, text in texts.items()}
 
     async def ping(self) -> bool:
         """Whether Redis answers."""

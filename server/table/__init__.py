@@ -17,6 +17,7 @@ from .state import (
     Presence,
     Seat,
     Table,
+    advance,
     deal_records,
     from_stored,
     hash_token,
@@ -27,6 +28,6 @@ from .state import (
 
 __all__ = [
     "JSON", "SEATS", "Daily", "Hint", "Options", "Outcome", "Presence", "Seat", "Table", "TableError",
-    "deal_records", "errors", "facts", "from_stored", "hash_token", "play", "presence", "records_from_log",
-    "seating", "session_from_log", "to_stored",
+    "advance", "deal_records", "errors", "facts", "from_stored", "hash_token", "play", "presence",
+    "records_from_log", "seating", "session_from_log", "to_stored",
 ]

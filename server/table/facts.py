@@ -49,11 +49,25 @@ def is_host(table: Table, participant: str | None) -> bool:
 
 
 def connected(table: Table, seat: int) -> bool:
-    """Whether a human seat's player is connected (bot seats count as connected, empty ones not)."""
+    """Whether a human seat's player is connected, here or through another process (bot seats count
+    as connected, empty ones not)."""
     holder = table.seats[seat]
     if holder.kind != "human":
         return holder.kind == "bot"
+    if seat in table.presence.remote_seats:
+        return True
     return holder.participant is not None and table.presence.connections.get(holder.participant, 0) > 0
+
+
+def spectators(table: Table) -> int:
+    """How many connections watch the room, over every process."""
+    return table.presence.spectators + table.presence.remote_spectators
+
+
+def local_seats(table: Table) -> frozenset[int]:
+    """The seats this process's connections hold."""
+    return frozenset(seat for seat in SEATS if table.seats[seat].kind == "human"
+                     and table.presence.connections.get(table.seats[seat].participant or "", 0) > 0)
 
 
 def bot_playing(table: Table, seat: int, now: float) -> bool:
@@ -127,13 +141,14 @@ def room_info(table: Table, now: float) -> JSON:
             }
             for seat in SEATS
         ],
-        "spectators": table.presence.spectators,
+        "spectators": spectators(table),
         "deal_number": current_deal_index(session) if session else 0,
         "played_deals": session.played_deals if session else 0,
         "balances": list(session.balances) if session else [0, 0, 0, 0],
         "session_over": over(table),
         "version": table.version,
         "daily": table.daily.day if table.daily is not None else None,
+        "practice": table.daily is not None and table.daily.practice,
     }
 
 

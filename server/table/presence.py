@@ -21,7 +21,7 @@ def arrive(table: Table, participant: str | None, now: float) -> Outcome:
     connections = dict(presence.connections)
     connections[participant] = connections.get(participant, 0) + 1
     away = {s: t for s, t in presence.away_since.items() if s != seat}
-    new = replace(table, presence=Presence(connections, presence.spectators, away))
+    new = replace(table, presence=replace(presence, connections=connections, away_since=away))
     events = [{"type": "player_returned", "seat": seat}] if was_bot else []
     return Outcome(new, events=events, stored=False, presence={"arrived": seat})
 
@@ -45,6 +45,28 @@ def depart(table: Table, participant: str | None, now: float) -> Outcome:
     if seat is not None and not connected(new, seat):
         new = replace(new, presence=replace(new.presence, away_since={**presence.away_since, seat: now}))
     return Outcome(new, stored=False, presence={"departed": seat})
+
+
+def sync_remote(table: Table, seats: frozenset[int], spectators: int, now: float
+                ) -> tuple[Outcome, list[int]]:
+    """The other processes' connections are now `seats` and `spectators` (shared presence). Returns
+    the outcome (not stored, no events: the process where a player came or went tells everyone) and
+    the human seats left with no connection anywhere by this change (their grace period starts)."""
+    presence = table.presence
+    before = [seat for seat in range(4) if connected(table, seat)]
+    new = replace(table, presence=replace(presence, remote_seats=seats, remote_spectators=max(0, spectators)))
+    away = dict(presence.away_since)
+    newly_away = []
+    for seat in range(4):
+        if table.seats[seat].kind != "human":
+            continue
+        if connected(new, seat):
+            away.pop(seat, None)
+        elif seat in before:
+            away[seat] = now
+            newly_away.append(seat)
+    new = replace(new, presence=replace(new.presence, away_since=away))
+    return Outcome(new, stored=False), newly_away
 
 
 def away_from_start(table: Table, now: float) -> Table:

@@ -57,16 +57,21 @@ class Daily:
 
     day: str
     player: str
+    practice: bool = False  # not the player key's first game of the day: off the leaderboard
 
 
 @dataclass(frozen=True, slots=True)
 class Presence:
     """Who is here now (never stored): live connections per participant, spectators, and since when
-    (monotonic seconds) each human seat's player has been away."""
+    (monotonic seconds) each human seat's player has been away. `connections` and `spectators` count
+    this process's connections; `remote_seats` and `remote_spectators` those of the other processes
+    serving the room (several processes on one store: see server/live/shared.py)."""
 
     connections: Mapping[str, int] = field(default_factory=dict)
     spectators: int = 0
     away_since: Mapping[int, float] = field(default_factory=dict)
+    remote_seats: frozenset[int] = frozenset()
+    remote_spectators: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +152,8 @@ def to_stored(table: Table) -> JSON:
         "hints": [[hint.deal, hint.seat, hint.action_index] for hint in table.hints],
     }
     if table.daily is not None:
-        state["daily"] = {"day": table.daily.day, "player": table.daily.player}
+        state["daily"] = {"day": table.daily.day, "player": table.daily.player,
+                          "practice": table.daily.practice}
     if table.secret is not None:
         state["session_secret"] = table.secret
     return state
@@ -168,11 +174,36 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         room_id=str(state["room_id"]), options=options, created_at=float(state["created_at"]),
         host=state.get("host"), seats=(seats[0], seats[1], seats[2], seats[3]),
         ready=frozenset(int(seat) for seat in state.get("ready", [])), ended=bool(state.get("ended")),
-        daily=Daily(str(daily["day"]), str(daily["player"])) if daily else None,
+        daily=Daily(str(daily["day"]), str(daily["player"]), bool(daily.get("practice"))) if daily else None,
         secret=state.get("session_secret"),
         hints=tuple(Hint(int(d), int(s), int(i)) for d, s, i in state.get("hints", [])),
         session=session, version=version,
     )
+
+
+def advance(table: Table, state: Mapping[str, Any], version: int, entries: Iterable[Mapping[str, Any]]
+            ) -> Table:
+    """The table after one stored change made elsewhere (another process): `state` is the stored
+    state it wrote, `entries` what it appended to the log. The session moves on by the logged
+    actions alone (a fork: the given table never changes), not by replaying the whole log."""
+    listed = list(entries)
+    session = table.session
+    if any(entry.get("t") == "started" for entry in listed) or session is None:
+        session = session_from_log(listed) if state.get("session") is not None else None
+    elif any(entry.get("t") in ("act", "next_deal") for entry in listed):
+        session = fork_session(session)
+        _replay(session, listed)
+    new = from_stored({**state, "session": None}, version, ())
+    return replace(new, session=session, presence=table.presence)
+
+
+def _replay(session: Session, entries: Iterable[Mapping[str, Any]]) -> None:
+    for entry in entries:
+        kind = entry.get("t")
+        if kind == "act":
+            session.apply(int(entry["seat"]), str(entry["action"]))
+        elif kind == "next_deal":
+            session.next_deal()
 
 
 def session_from_log(entries: Iterable[Mapping[str, Any]]) -> Session | None:
@@ -182,12 +213,8 @@ def session_from_log(entries: Iterable[Mapping[str, Any]]) -> Session | None:
         kind = entry.get("t")
         if kind == "started":
             session = Session.from_config(entry["config"])
-        elif session is None:
-            continue
-        elif kind == "act":
-            session.apply(int(entry["seat"]), str(entry["action"]))
-        elif kind == "next_deal":
-            session.next_deal()
+        elif session is not None:
+            _replay(session, (entry,))
     return session
 
 

@@ -98,7 +98,8 @@ def test_the_checks_catch_a_cycle_and_a_hidden_import() -> None:
     }
     graph, nested = import_graph(sources)
     assert graph["server.rules.a"] == {"server.rules.b"} and graph["server.rules.c"] == {"server.rules.a"}
-    assert sorted(find_cycle(graph) or []) == ["server.rules.a", "server.rules.a", "server.rules.b"]
+    cycle = find_cycle(graph) or []  # where the cycle starts depends on set order (hash randomisation)
+    assert len(cycle) == 3 and cycle[0] == cycle[-1] and set(cycle) == {"server.rules.a", "server.rules.b"}
     assert [line.split(" line")[0] for line in nested] == ["server.rules.b", "server.rules.c"]
 
 

@@ -44,9 +44,10 @@ async def connect(live: LiveServer) -> AsyncIterator[Connect]:
     clients: list[WhistClient] = []
 
     async def open_client(
-        name: str | None = "Player", binary: bool = False, url: str | None = None
+        name: str | None = "Player", binary: bool = False, url: str | None = None,
+        player_key: str | None = None,
     ) -> WhistClient:
-        client = await WhistClient.connect(url or live.url, name=name, binary=binary)
+        client = await WhistClient.connect(url or live.url, name=name, binary=binary, player_key=player_key)
         clients.append(client)
         return client
 

@@ -42,9 +42,9 @@ def set_clock(live: LiveServer, now: float) -> Clock:
 
 
 async def start_daily(client: WhistClient) -> dict[str, Any]:
-    """`daily`; remembers room and token like `create_room`; waits for the first deal's state."""
-    result = await client.request("daily")
-    client.room_id, client.token, client.seat = result["room_id"], result["token"], result["seat"]
+    """`daily` with the client's player key; remembers room and token like `create_room`; waits for
+    the first deal's state."""
+    result = await client.daily()
     await client.wait_for(lambda c: c.view is not None and c.room is not None
                           and c.room["room_id"] == result["room_id"])
     return result

@@ -14,6 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import Connect, LiveServer
 
+from server.client import ServerError
 from server.metrics import InstrumentedStore, Metrics
 from server.store import MemoryStore, StoredRoom, VersionConflictError
 
@@ -61,7 +62,7 @@ async def test_connections_by_kind_follow_lobby_seat_and_spectating(live: LiveSe
     samples = await scrape(live)
     assert [value(samples, "whist_connections", kind=kind) for kind in ("player", "spectator", "lobby")] == \
         [1, 1, 0]
-    assert value(samples, "whist_rooms", status="waiting") == 1
+    assert value(samples, "whist_rooms", kind="private", status="waiting") == 1
     assert value(samples, "whist_connections_opened_total") == 2
     await watcher.close()
     await live_condition(live, lambda s: value(s, "whist_connections", kind="spectator") == 0)
@@ -103,10 +104,12 @@ async def test_requests_errors_actions_and_store_calls_are_counted(live: LiveSer
     assert moved("whist_errors_total", code="bad_msgpack") == 1
     assert moved("whist_errors_total", code="unknown_type") == 1
     assert moved("whist_actions_total", by="human") == 1
-    assert moved("whist_action_to_push_seconds_count") == 1
+    # Every applied action, the human's and the bots' (which may move between the scrapes), is timed.
+    assert moved("whist_action_to_push_seconds_count") == moved("whist_actions_total", by="human") + moved(
+        "whist_actions_total", by="bot")
     assert moved("whist_request_seconds_count") == 6  # ping, two bad frames, create_room, start, act
     assert value(after, "whist_store_operation_seconds_count", operation="save") >= 3
-    assert value(after, "whist_rooms", status="playing") == 1
+    assert value(after, "whist_rooms", kind="private", status="playing") == 1
 
 
 async def test_a_flooder_closed_with_1008_counts_as_a_rate_limit_close(live: LiveServer,
@@ -186,3 +189,44 @@ def test_each_server_has_its_own_registry() -> None:
     assert "whist_errors_total{code=\"conflict\"} 1.0" in first.exposition().decode()
     assert "code=\"conflict\"" not in second.exposition().decode()
     assert "whist_bot_decision_seconds_count{bot=\"heuristic\"} 1.0" in first.exposition().decode()
+
+
+# ------------------------------------------------------------------------------- the room layer
+
+
+async def test_bot_actions_decisions_and_rooms_by_kind_are_metered(live: LiveServer,
+                                                                   connect: Connect) -> None:
+    host = await connect("Host")
+    before = await scrape(live)
+    await host.create_room("solo-whist", seat=None, bot="random", listed=True, session={"deals": 1})
+    await host.start()
+    # The one deal is played out by the bots alone.
+    after = await live_condition(live, lambda s: value(s, "whist_rooms", kind="listed", status="over") == 1)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    bot_actions = moved("whist_actions_total", by="bot")
+    assert bot_actions >= 4, "at least the four calls of the auction"
+    assert moved("whist_actions_total", by="human") == 0
+    assert moved("whist_bot_decision_seconds_count", bot="random") >= bot_actions, "every decision is timed"
+    assert moved("whist_action_to_push_seconds_count") == bot_actions
+    assert value(after, "whist_rooms", kind="listed", status="playing") == 0
+
+    player = await connect("Daily")
+    await player.daily()
+    await live_condition(live, lambda s: value(s, "whist_rooms", kind="daily", status="playing") == 1)
+
+
+async def test_an_error_answer_counts_by_code(live: LiveServer, connect: Connect) -> None:
+    client = await connect("Ann")
+    before = await scrape(live)
+    with pytest.raises(ServerError):
+        await client.request("daily_deal_results", deal=0)
+    with pytest.raises(ServerError):
+        await client.request("join", room_id="nowhere")
+    after = await scrape(live)
+    assert value(after, "whist_errors_total", code="not_daily") - value(before, "whist_errors_total",
+                                                                     code="not_daily") == 1
+    assert value(after, "whist_errors_total", code="no_such_room") - value(
+        before, "whist_errors_total", code="no_such_room") == 1

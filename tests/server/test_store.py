@@ -107,6 +107,36 @@ async def test_one_line_per_game_and_one_board_per_day(store: Store) -> None:
     assert await store.leaderboard_top("2026-12-01", 10) == ([], 0)
 
 
+# ---------------------------------------------------------------------------------- daily claims and deals
+
+
+async def test_a_player_claims_a_day_once(store: Store) -> None:
+    assert await store.claim_daily_player(DAY, "player-a") is True
+    assert await store.claim_daily_player(DAY, "player-a") is False, "the second game that day is practice"
+    assert await store.claim_daily_player(DAY, "player-b") is True, "another player's key counts"
+    assert await store.claim_daily_player("2026-11-30", "player-a") is True, "a new day, a new first game"
+
+
+async def test_concurrent_claims_of_one_player_one_wins(store: Store) -> None:
+    claims = await asyncio.gather(*(store.claim_daily_player(DAY, "racer") for _ in range(10)))
+    assert sorted(claims) == [False] * 9 + [True]
+
+
+async def test_deal_results_are_kept_per_day_and_deal(store: Store) -> None:
+    assert await store.deal_results(DAY, "0.0") == {}
+    await store.write_deal_result(DAY, "0.0", "room-a", {"contract": "solo", "points": 12})
+    await store.write_deal_result(DAY, "0.0", "room-b", {"contract": None, "points": 0})
+    await store.write_deal_result(DAY, "1.0", "room-a", {"contract": "pass", "points": -3})
+    await store.write_deal_result("2026-11-30", "0.0", "room-c", {"contract": "solo", "points": 5})
+    assert await store.deal_results(DAY, "0.0") == {
+        "room-a": {"contract": "solo", "points": 12}, "room-b": {"contract": None, "points": 0}}
+    await store.write_deal_result(DAY, "0.0", "room-a", {"contract": "solo", "points": 13})
+    results = await store.deal_results(DAY, "0.0")
+    assert results["room-a"] == {"contract": "solo", "points": 13} and len(results) == 2, "one line per game"
+    assert list(await store.deal_results(DAY, "1.0")) == ["room-a"]
+    assert list(await store.deal_results("2026-11-30", "0.0")) == ["room-c"]
+
+
 async def test_the_server_secret_is_created_once(
     store: Store, redis_url: str, redis_cleanup: str
 ) -> None:

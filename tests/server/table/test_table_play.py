@@ -149,3 +149,12 @@ def test_a_daily_room_gives_no_hints() -> None:
     table = replace(started_table(1), daily=Daily("2026-11-29", "Ann"))
     with pytest.raises(errors.HintsOff):
         play.hint(table, participant(0))
+
+
+@pytest.mark.parametrize("practice", [False, True])
+def test_a_daily_rooms_practice_mark_is_stored_and_shown(practice: bool) -> None:
+    table = replace(started_table(1), daily=Daily("2026-11-29", "Ann", practice))
+    again = from_stored(to_stored(table), table.version, [])
+    assert again.daily == Daily("2026-11-29", "Ann", practice)
+    assert facts.room_info(again, 0.0)["practice"] is practice
+    assert facts.room_info(replace(table, daily=None), 0.0)["practice"] is False

@@ -1,0 +1,103 @@
+"""Two processes' worth of `Tables` on one store, wired by in-memory coordination twins sharing a hub
+(what one Redis is to several processes): changes reach the connections of the other process, only
+the owner runs bots and timers, and a player connected elsewhere keeps the seat from the bots."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from server.coord import MemoryHub, memory_coordination
+from server.live import Tables
+from server.protocol import CreateRoom
+from server.store import MemoryStore
+from server.table import facts
+
+JSON = dict[str, Any]
+
+
+class Peer:
+    """A connection stand-in that keeps what it is sent."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.wants_events = True
+        self.pushed: list[JSON] = []
+
+    def push(self, message: JSON) -> None:
+        self.pushed.append(message)
+
+    def last_state(self) -> JSON | None:
+        states = [message for message in self.pushed if message["type"] == "state"]
+        return states[-1] if states else None
+
+
+@pytest.fixture
+async def two() -> AsyncIterator[tuple[Tables, Tables]]:
+    store, hub = MemoryStore(), MemoryHub()
+    pair = (Tables(store, bot_delay=0.0, coordination=memory_coordination("A", hub)),
+            Tables(store, bot_delay=0.0, coordination=memory_coordination("B", hub)))
+    for tables in pair:
+        await tables.join_cluster()
+    yield pair
+    for tables in pair:
+        await tables.close()
+
+
+async def eventually(check: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"{what}: still false after {timeout} s"
+        await asyncio.sleep(0.01)
+
+
+async def create(tables: Tables, host: Peer, grace: float = 30.0, seat: int | None = 0) -> str:
+    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=seat,
+                         session={"deals": 1}, bot="random", grace_seconds=grace)  # type: ignore[arg-type]
+    return str((await tables.create_room(host, request))["room_id"])
+
+
+async def test_a_change_made_through_one_process_reaches_the_connections_of_the_other(
+    two: tuple[Tables, Tables],
+) -> None:
+    a, b = two
+    host = Peer("Ann")
+    room_id = await create(a, host)
+    guests = [Peer(f"G{seat}") for seat in (1, 2, 3)]
+    for seat, guest in zip((1, 2, 3), guests, strict=True):
+        await b.join(guest, room_id, seat)
+    await a.start(host)
+    # The start, made by A, reaches B's connections, whose copy moves on with it.
+    await eventually(lambda: all((guest.last_state() or {}).get("view") is not None for guest in guests),
+                     what="the start pushed to the connections of the other process")
+    assert b.rooms[room_id].version == a.rooms[room_id].version
+    # Every seat shows as connected everywhere (through the shared presence).
+    info = facts.room_info(a.rooms[room_id].table, time.monotonic())
+    assert [seat["connected"] for seat in info["seats"]] == [True] * 4
+
+
+async def test_only_the_owner_runs_bots_and_a_player_connected_elsewhere_keeps_the_seat(
+    two: tuple[Tables, Tables],
+) -> None:
+    a, b = two
+    host = Peer("Ann")
+    room_id = await create(a, host, grace=0.2)
+    guest = Peer("Bob")
+    await b.join(guest, room_id, 1)
+    await a.start(host)  # seats 2 and 3: bots, run by A (the owner)
+    room_a, room_b = a.rooms[room_id], b.rooms[room_id]
+    assert a.shared.owns(room_a) and not b.shared.owns(room_b)
+    assert not b.bots.busy(room_b)
+    # Well past the grace time, Bob (connected to B only) still holds seat 1: no bot took it.
+    await asyncio.sleep(0.6)
+    assert not facts.bot_playing(room_a.table, 1, time.monotonic())
+    assert not any(event.get("type") == "bot_took_over" for message in host.pushed
+                   for event in message.get("events", []))
+    # When Bob's connection goes, the owner's grace timer gives the seat to a bot, and everyone hears.
+    await b.disconnect(guest)
+    await eventually(lambda: any(event == {"type": "bot_took_over", "seat": 1} for message in host.pushed
+                                 for event in message.get("events", [])), what="bot took over seat 1")
