@@ -255,3 +255,22 @@ def test_every_rare_call_can_be_reached_on_a_phone(browser: Browser, server_url:
         page.click(f'button[data-action="{action}"]')
     assert acted(page) == [rare[0], rare[-1]]
     context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_server_error_pushes_the_table_down_instead_of_covering_a_seat(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    # Issue 13: nothing overlaps a seat, the hand or the calling panel at any size; an error box used to
+    # sit over the top seat's name (fixed position under the bar).
+    deal = Deal.from_seed("couleur", seed="s27", dealer=0, house_rules={}, multiplier=1)
+    context = new_context(browser, size)
+    page = context.new_page()
+    show(page, server_url, deal.view(deal.eldest), deal.eldest)
+    page.evaluate("""() => import('/js/app.js').then(m => {
+        m.showError({code: 'not_your_turn', message: 'not your turn'});
+        m.showError({code: 'conflict', message: 'the room changed'});
+    })""")
+    page.wait_for_selector("#errors .error >> nth=1")
+    assert covered_by_anything(page, ".board .seat .name, .hand .card .idx, .calls-panel button") == []
+    context.close()
