@@ -34,6 +34,14 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "Installing Debian's chromium for the browser tests"
   apt_install chromium
 fi
+# The cluster tests start a private redis-server and HAProxy in front of several server processes.
+missing=()
+command -v redis-server >/dev/null || missing+=(redis-server)
+command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing Debian's ${missing[*]} for the cluster tests"
+  apt_install "${missing[@]}"
+fi
 
 # One pytest worker per core (pytest-xdist; PYTEST_WORKERS=0 runs in one process). The browser tests
 # share one worker and run after its other tests (tests/conftest.py).
