@@ -5,8 +5,10 @@ chelem), the bot draws weighted deals of the hidden cards (`worlds.py`), plays e
 contract the call would give (`solver.greedy_playout`: every hand seen, simple greedy play; exact search
 of 13 cards is out of reach in pure Python), and estimates how often the contract is made. A call whose
 estimated chance is below `VETO` is replaced by a pass. Trump is named by the same simulation: the suit
-in which the playouts give this seat's side the best mean points. Team calls (proposals, acceptances,
-raises) stay with the heuristic bidder: the partner is not known when they are made.
+in which the playouts give this seat's side the best mean points, with the seat the contract makes lead.
+Team calls (proposals, acceptances, raises) stay with the heuristic bidder: the partner is not known when
+they are made. So does the club bouche-trou's trump (RULES.md §3): there the greedy playouts named
+another suit in a third of the trous, with no more trous made (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -94,13 +96,15 @@ def _name_trump(view: View, seed: str, fallback: str, worlds: WorldSource) -> st
     legal = [str(a) for a in view["legal"] if str(a).startswith("trump ")]
     if len(legal) < 2:
         return None
+    if _answering_trou(view):
+        return None  # the bouche-trou's suit: the heuristic's hand evaluation, with his partner's aces
     seat = int(view["seat"])
     contract = view.get("contract") or {}
     declarers = tuple(int(s) for s in contract.get("declarers") or [seat])
-    announcements = [e for e in view.get("announcements") or [] if e.get("type") == "trou"]
-    if not contract and announcements:
-        declarers = (int(announcements[0]["seat"]), int(announcements[0]["partner"]))
-    leader = seat if contract.get("name") in ("abundance-declared",) else int(view["eldest"])
+    trou = _trou(view)
+    if not contract and trou is not None:
+        declarers = (int(trou["seat"]), int(trou["partner"]))
+    leader = simulation_leader(view)
     drawn = worlds(view, seed)
     means: dict[str, float] = {}
     for action in legal:
@@ -118,3 +122,26 @@ def _name_trump(view: View, seed: str, fallback: str, worlds: WorldSource) -> st
     if means.get(fallback, -1.0) >= best - 0.25:
         return fallback  # within the noise of the playouts: trust the hand evaluation
     return max(legal, key=lambda a: (means[a], a))
+
+
+def _trou(view: View) -> Mapping[str, Any] | None:
+    """The trou announcement of this deal, if any."""
+    return next((e for e in view.get("announcements") or [] if e.get("type") == "trou"), None)
+
+
+def _answering_trou(view: View) -> bool:
+    """Whether this seat is the club's bouche-trou answering the trou (no contract yet)."""
+    trou = _trou(view)
+    return not view.get("contract") and trou is not None and int(trou["partner"]) == int(view["seat"])
+
+
+def simulation_leader(view: View) -> int:
+    """The seat that leads trick 1 of the contract whose trump this seat names: the trou's partner (the
+    bouche-trou, D12) in a trou, the declarer of a declared abundance, eldest otherwise."""
+    trou = _trou(view)
+    contract = view.get("contract") or {}
+    if trou is not None and (not contract or contract.get("name") == "trou"):
+        return int(trou["partner"])
+    if contract.get("name") == "abundance-declared":
+        return int(view["seat"])
+    return int(view["eldest"])
