@@ -250,15 +250,20 @@ class Solver:
             return result
         return self._play_trick(hands, leader, played, alpha, beta)
 
-    def _play_trick(self, hands: list[int], leader: int, played: list[int], alpha: int, beta: int) -> int:
-        seat = (leader + len(played)) % 4
-        trump = self.trump
+    def _best_so_far(self, leader: int, played: Sequence[int]) -> tuple[int, int]:
+        """The card winning the trick so far and its seat (-1 and the leader before the lead)."""
         best_seat, best = leader, -1
         if played:
             best = played[0]
             for offset, bit in enumerate(played[1:], start=1):
-                if beats_bit(bit, best, trump):
+                if beats_bit(bit, best, self.trump):
                     best, best_seat = bit, (leader + offset) % 4
+        return best, best_seat
+
+    def _play_trick(self, hands: list[int], leader: int, played: list[int], alpha: int, beta: int) -> int:
+        seat = (leader + len(played)) % 4
+        trump = self.trump
+        best, best_seat = self._best_so_far(leader, played)
         maximizing = self.maximizes[seat]
         value = -1 if maximizing else 99
         for bit in self._ordered(hands, seat, played, best, best_seat):
@@ -315,12 +320,7 @@ class Solver:
                 return cached
         seat = (leader + len(played)) % 4
         trump = self.trump
-        best_seat, best = leader, -1
-        if played:
-            best = played[0]
-            for offset, bit in enumerate(played[1:], start=1):
-                if beats_bit(bit, best, trump):
-                    best, best_seat = bit, (leader + offset) % 4
+        best, best_seat = self._best_so_far(leader, played)
         declarer = self.side_a[seat]
         result = not declarer
         for bit in self.moves(hands, seat, played):
