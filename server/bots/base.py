@@ -38,6 +38,14 @@ def decision_rng(view: View, seed: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
 
 
+def legal_actions_of(view: View) -> list[str]:
+    """The seat's legal actions in `view`, or `BotError` when it has none (a bot asked out of turn)."""
+    legal = [str(action) for action in view.get("legal") or []]
+    if not legal:
+        raise BotError(f"seat {view.get('seat')} has no legal action in phase {view.get('phase')}")
+    return legal
+
+
 class RandomBot:
     """The baseline: a uniformly random legal action, reproducible from the seed."""
 
@@ -45,10 +53,7 @@ class RandomBot:
 
     def decide(self, view: View, seed: str, budget_ms: float = 20.0) -> str:
         """A random legal action."""
-        legal = view.get("legal") or []
-        if not legal:
-            raise BotError(f"seat {view.get('seat')} has no legal action in phase {view.get('phase')}")
-        return str(decision_rng(view, seed).choice(list(legal)))
+        return decision_rng(view, seed).choice(legal_actions_of(view))
 
 
 _FACTORIES: dict[str, Callable[[], Bot]] = {"random": RandomBot}

@@ -20,7 +20,7 @@ from typing import Any
 
 from server.rules import Contract, Deal, get_ruleset
 
-from .base import BotError, View
+from .base import View, legal_actions_of
 from .calls import choose_call
 from .heuristic import HeuristicBot
 from .knowledge import InconsistentViewError, Knowledge, rebuild_deal
@@ -50,9 +50,7 @@ class ExpertBot:
 
     def decide(self, view: View, seed: str, budget_ms: float = 20.0) -> str:
         """One action of `view["legal"]` for `view["seat"]` (`budget_ms` is not used: limits are counts)."""
-        legal = [str(action) for action in view.get("legal") or []]
-        if not legal:
-            raise BotError(f"seat {view.get('seat')} has no legal action in phase {view.get('phase')}")
+        legal = legal_actions_of(view)
         if len(legal) == 1:
             return legal[0]
         fallback = self.heuristic.decide(view, seed, budget_ms)

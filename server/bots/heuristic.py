@@ -8,7 +8,7 @@ fixed order instead of drawing at random.
 
 from __future__ import annotations
 
-from .base import BotError, View
+from .base import BotError, View, legal_actions_of
 from .bidding import (
     BIDDERS,
     DEFAULT_THRESHOLDS,
@@ -32,9 +32,7 @@ class HeuristicBot:
 
     def decide(self, view: View, seed: str, budget_ms: float = 20.0) -> str:
         """One action of `view["legal"]` for `view["seat"]`."""
-        legal = [str(action) for action in view.get("legal") or []]
-        if not legal:
-            raise BotError(f"seat {view.get('seat')} has no legal action in phase {view.get('phase')}")
+        legal = legal_actions_of(view)
         if len(legal) == 1:
             return legal[0]
         action = self.choose(view)
