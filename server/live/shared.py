@@ -47,6 +47,11 @@ log = logging.getLogger("whist.shared")
 
 LOBBY_CHANNEL = "!lobby"  # not a room id (room ids are letters and digits)
 RECONCILE_SECONDS = 2.0  # how often presence of processes that stopped beating is dropped
+# Pauses between attempts of a Redis step that must not be given up (a publish, a catch-up): the first,
+# doubled up to the last. Right after Redis comes back, the first command on each pooled connection
+# fails ("Connection closed by server"), so one failed attempt says little.
+RETRY_FIRST_SECONDS = 0.05
+RETRY_MAX_SECONDS = 1.0
 
 Remote = dict[str, tuple[frozenset[int], int]]  # process id -> (its connected seats, its spectators)
 
@@ -68,6 +73,8 @@ class SharedRooms(RoomListener):
         self._draining: dict[str, asyncio.Task[None]] = {}
         self._remote_now: set[str] = set()  # rooms whose received change is being announced here
         self._lobby_lines: dict[str, JSON | None] = {}
+        self._behind: set[str] = set()  # followed rooms whose reload failed (see `_fall_behind`)
+        self._catching_up: asyncio.Task[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._spawned: set[asyncio.Task[None]] = set()
         self._started = False
@@ -97,9 +104,11 @@ class SharedRooms(RoomListener):
         self._started = False
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._outgoing.join(), 2.0)
-        for task in (*self._tasks, *self._draining.values(), *self._spawned):
+        catching_up = [self._catching_up] if self._catching_up is not None else []
+        for task in (*self._tasks, *self._draining.values(), *self._spawned, *catching_up):
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._draining.values(), *self._spawned, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._draining.values(), *self._spawned, *catching_up,
+                             return_exceptions=True)
         await self.coord.close()
 
     @property
@@ -172,11 +181,7 @@ class SharedRooms(RoomListener):
         self.subscribed.add(room.room_id)
         await self.coord.fanout.subscribe(room.room_id, self._received)
         async with room.lock:
-            try:
-                await room.reload()
-            except Exception:
-                log.exception("room %s: reload failed", room.room_id)
-                room.stale = True
+            await self._reload(room)  # on failure the room is caught up later (`_fall_behind`)
             await self._presence_from_store(room)
 
     async def _took(self, room: LiveRoom) -> None:
@@ -255,18 +260,40 @@ class SharedRooms(RoomListener):
             room_id, payload, seat_change = await self._outgoing.get()
             try:
                 if seat_change is not None:
-                    kind, seat = seat_change
-                    if kind == "arrived":
-                        await self.coord.presence.connect(room_id, seat)
-                    else:
-                        await self.coord.presence.disconnect(room_id, seat)
+                    await self._share_presence(room_id, seat_change)
                 if payload:
-                    await self.coord.fanout.publish(room_id, payload)
-            except Exception as problem:  # Redis away: receivers catch up on their next change/resync
-                log.warning("publish failed", extra={"fields": {"room": room_id,
-                                                               "error": type(problem).__name__}})
+                    await self._publish(room_id, payload)
             finally:
                 self._outgoing.task_done()
+
+    async def _share_presence(self, room_id: str, seat_change: tuple[str, int]) -> None:
+        """Count a connection arrived or departed in the shared presence (once: the count here moves
+        before Redis is asked, and the presence heartbeat rewrites this process's entries)."""
+        kind, seat = seat_change
+        try:
+            if kind == "arrived":
+                await self.coord.presence.connect(room_id, seat)
+            else:
+                await self.coord.presence.disconnect(room_id, seat)
+        except Exception as problem:
+            log.warning("presence not shared", extra={"fields": {"room": room_id,
+                                                                 "error": type(problem).__name__}})
+
+    async def _publish(self, room_id: str, payload: JSON) -> None:
+        """Publish, trying again until Redis takes it. A change dropped here would be lost for good to
+        the processes whose subscriber stayed connected (they have no reason to reload), and a player
+        there would wait for a turn nobody tells them of. Late is harmless: a receiver skips what it
+        has and reloads on a gap."""
+        delay = RETRY_FIRST_SECONDS
+        while True:
+            try:
+                await self.coord.fanout.publish(room_id, payload)
+                return
+            except Exception as problem:
+                log.warning("publish failed, retrying", extra={"fields": {
+                    "room": room_id, "error": type(problem).__name__}})
+            await asyncio.sleep(delay)
+            delay = min(RETRY_MAX_SECONDS, delay * 2)
 
     # ---------------------------------------------------------------- receiving
 
@@ -324,6 +351,7 @@ class SharedRooms(RoomListener):
         except Exception:
             log.exception("room %s: reload failed", room.room_id)
             room.stale = True
+            self._fall_behind(room.room_id)
 
     def _announce(self, room: LiveRoom, change: CommittedChange) -> None:
         """Hand a change made elsewhere to this process's listeners (not published again)."""
@@ -344,11 +372,14 @@ class SharedRooms(RoomListener):
         return newly_away
 
     async def _presence_from_store(self, room: LiveRoom) -> None:
-        """The other processes' presence in the room, from the shared presence sets (under the lock)."""
+        """The other processes' presence in the room, from the shared presence sets (under the lock);
+        the connections here are told of the room as it is now in any case."""
         try:
             seats = await self.coord.presence.seats(room.room_id)
         except Exception as problem:
             log.warning("room %s: presence not read: %s", room.room_id, type(problem).__name__)
+            # What a reload just brought must reach the connections here all the same.
+            self._announce(room, CommittedChange(room.room_id, room.version, stored=False))
             return
         known = self.remote.get(room.room_id, {})
         remote: Remote = {}
@@ -364,21 +395,55 @@ class SharedRooms(RoomListener):
         for seat in newly_away:
             self.timers.arm(room, seat)
 
-    async def _resync(self, rooms: frozenset[str]) -> None:
-        """The subscriber was away (messages may be lost): reload every followed room, read the
-        shared presence again, and tell the others where this process's connections are."""
+    def _resync(self, rooms: frozenset[str]) -> None:
+        """The subscriber was away (messages may be lost): catch every followed room up (in the
+        background: the subscriber goes on reading meanwhile)."""
         for room_id in rooms:
-            room = self.registry.held(room_id)
-            if room is None:
-                continue
-            async with room.lock:
-                await self._reload(room)
-                await self._presence_from_store(room)
-                here = self._here(room)
-            if not self._alone(room_id):
-                empty = CommittedChange(room_id, room.version, presence={}, stored=False)
-                self._outgoing.put_nowait((room_id, {"change": empty.to_json(), "here": here}, None))
-            self.bots.kick(room)
+            self._fall_behind(room_id)
+
+    def _fall_behind(self, room_id: str) -> None:
+        """The room's copy here may be behind the store, and its connections here not told (a reload
+        failed, or messages were lost): catch it up, trying again until the store answers.
+
+        Why: a change missed here is otherwise heard of only with the room's next change, and there
+        may be none: when the missed change gave the turn to a player connected here (or was the last
+        `ready` before the owner deals), every seat waits for a move nobody was told to make."""
+        self._behind.add(room_id)
+        if self._started and (self._catching_up is None or self._catching_up.done()):
+            self._catching_up = asyncio.get_running_loop().create_task(self._catch_up_behind(),
+                                                                       name="shared-catch-up")
+
+    async def _catch_up_behind(self) -> None:
+        delay = RETRY_FIRST_SECONDS
+        while self._behind:
+            for room_id in sorted(self._behind):
+                room = self.registry.held(room_id)
+                if room is None or room_id not in self.subscribed or await self._catch_up(room):
+                    self._behind.discard(room_id)
+            if self._behind:
+                await asyncio.sleep(delay)
+                delay = min(RETRY_MAX_SECONDS, delay * 2)
+
+    async def _catch_up(self, room: LiveRoom) -> bool:
+        """Reload the room, read the shared presence, tell the connections here and the other
+        processes (where this process's connections are), wake the bots. False if the reload failed
+        (the caller tries again); presence not read is not retried: the others publish theirs when
+        they resync, and the reconcile pass drops processes that died."""
+        room_id = room.room_id
+        async with room.lock:
+            try:
+                await room.reload()
+            except Exception as problem:
+                log.warning("room %s: catch-up reload failed: %s", room_id, type(problem).__name__)
+                room.stale = True
+                return False
+            await self._presence_from_store(room)
+            here = self._here(room)
+        if not self._alone(room_id):
+            empty = CommittedChange(room_id, room.version, presence={}, stored=False)
+            self._outgoing.put_nowait((room_id, {"change": empty.to_json(), "here": here}, None))
+        self.bots.kick(room)
+        return True
 
     async def _reconcile_loop(self) -> None:
         """Drop the presence of processes that stopped beating (killed): their seats are free."""

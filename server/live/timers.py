@@ -14,6 +14,8 @@ from .room import LiveRoom
 
 log = logging.getLogger("whist.rooms")
 
+GRACE_RETRY_SECONDS = 1.0  # after a grace expiry the room could not apply (the store did not answer)
+
 
 class GraceTimers(RoomListener):
     """Arms a timer per seat whose player departed (or was away when the room was loaded)."""
@@ -44,11 +46,14 @@ class GraceTimers(RoomListener):
         """When the grace period ends, let the bot take the seat over (if the player is still away)."""
         if not self.may_run(room):
             return
-        loop = asyncio.get_running_loop()
         # What is left of the grace period (a room taken over from another process: since the seat's
         # player went away, not since now).
         since = room.table.presence.away_since.get(seat, time.monotonic())
         delay = max(0.0, room.table.options.grace_seconds - (time.monotonic() - since)) + 0.01
+        self._call_later(room, delay, seat)
+
+    def _call_later(self, room: LiveRoom, delay: float, seat: int) -> None:
+        loop = asyncio.get_running_loop()
         timers = [timer for timer in self._timers.get(room, []) if timer.when() > loop.time()]
         timers.append(loop.call_later(delay, self._expire, room, seat))
         self._timers[room] = timers
@@ -64,7 +69,10 @@ class GraceTimers(RoomListener):
         try:
             outcome = await room.apply(lambda table: presence.grace_expired(table, seat, time.monotonic()))
         except TableError as problem:
+            # Nothing else would wake the room's bots for this seat (no change may come): try again.
             log.warning("room %s: grace timer: %s", room.room_id, problem.message)
+            if room in self._timers:  # not closed meanwhile
+                self._call_later(room, GRACE_RETRY_SECONDS, seat)
             return
         if outcome is not None and outcome.events:
             log.info("bot took over", extra={"fields": {"room": room.room_id, "seat": seat}})
