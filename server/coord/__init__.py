@@ -1,5 +1,6 @@
 """Coordination of several server processes on one Redis (issue 10): room owner leases, fan-out of
-committed changes, shared presence and a process registry. Each has a Redis implementation and an
+committed changes, shared presence, a process registry, and the owner book (who last owned each
+unfinished room, so that a dead owner's rooms are found). Each has a Redis implementation and an
 in-memory twin (one process is trivially the owner of everything; twins sharing a `MemoryHub` act
 like processes sharing one Redis, for tests).
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from .fanout import Change, Fanout, Listener, MemoryFanout, MemoryFanoutHub, RedisFanout
 from .leases import Leases, MemoryLeases, MemoryLeaseTable, RedisLeases
+from .owners import MemoryOwners, MemoryOwnersTable, Owners, RedisOwners
 from .presence import SPECTATOR, MemoryPresence, MemoryPresenceTable, Presence, RedisPresence
 from .registry import MemoryRegistry, MemoryRegistryTable, RedisRegistry, Registry
 
@@ -41,6 +43,7 @@ class MemoryHub:
     fanout: MemoryFanoutHub = field(default_factory=MemoryFanoutHub)
     presence: MemoryPresenceTable = field(default_factory=MemoryPresenceTable)
     registry: MemoryRegistryTable = field(default_factory=MemoryRegistryTable)
+    owners: MemoryOwnersTable = field(default_factory=MemoryOwnersTable)
 
 
 @dataclass
@@ -53,6 +56,7 @@ class Coordination:
     presence: Presence
     registry: Registry
     redis: Any = None  # the Redis client they share (None for the memory twins)
+    owners: Owners = field(default_factory=MemoryOwners)  # the last owner of each unfinished room
 
     async def start(self) -> None:
         """Register, connect the subscriber, and start the renew/heartbeat passes."""
@@ -83,6 +87,7 @@ def memory_coordination(process_id: str = "local", hub: MemoryHub | None = None,
         MemoryFanout(process_id, hub.fanout),
         MemoryPresence(process_id, presence_ttl, hub.presence),
         MemoryRegistry(process_id, info, presence_ttl, hub.registry),
+        owners=MemoryOwners(process_id, hub.owners),
     )
 
 
@@ -105,6 +110,7 @@ def redis_coordination(url: str, process_id: str, prefix: str | None = None, lea
         RedisPresence(redis, keys, process_id, presence_ttl),
         RedisRegistry(redis, keys, process_id, info, presence_ttl),
         redis,
+        RedisOwners(redis, keys, process_id),
     )
 
 
@@ -116,6 +122,7 @@ def open_coordination(store_url: str | None, process_id: str, **options: Any) ->
 
 
 __all__ = [
-    "SPECTATOR", "Change", "Coordination", "Fanout", "Leases", "Listener", "MemoryHub", "Presence",
-    "Registry", "memory_coordination", "new_process_id", "open_coordination", "redis_coordination",
+    "SPECTATOR", "Change", "Coordination", "Fanout", "Leases", "Listener", "MemoryHub", "Owners",
+    "Presence", "Registry", "memory_coordination", "new_process_id", "open_coordination",
+    "redis_coordination",
 ]

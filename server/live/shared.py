@@ -47,6 +47,7 @@ log = logging.getLogger("whist.shared")
 
 LOBBY_CHANNEL = "!lobby"  # not a room id (room ids are letters and digits)
 RECONCILE_SECONDS = 2.0  # how often presence of processes that stopped beating is dropped
+ORPHAN_SECONDS = 3.0  # how often the owner book is read for rooms whose last owner died
 # Pauses between attempts of a Redis step that must not be given up (a publish, a catch-up): the first,
 # doubled up to the last. Right after Redis comes back, the first command on each pooled connection
 # fails ("Connection closed by server"), so one failed attempt says little.
@@ -75,6 +76,7 @@ class SharedRooms(RoomListener):
         self._lobby_lines: dict[str, JSON | None] = {}
         self._behind: set[str] = set()  # followed rooms whose reload failed (see `_fall_behind`)
         self._catching_up: asyncio.Task[None] | None = None
+        self._recorded: set[str] = set()  # rooms this process is the latest owner of in the owner book
         self._tasks: list[asyncio.Task[None]] = []
         self._spawned: set[asyncio.Task[None]] = set()
         self._started = False
@@ -95,7 +97,8 @@ class SharedRooms(RoomListener):
         await self.coord.fanout.subscribe(LOBBY_CHANNEL, self._lobby_ping)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._publish_loop(), name="shared-publisher"),
-                       loop.create_task(self._reconcile_loop(), name="shared-presence")]
+                       loop.create_task(self._reconcile_loop(), name="shared-presence"),
+                       loop.create_task(self._orphan_loop(), name="shared-orphans")]
 
     async def close(self) -> None:
         """Send what is queued (briefly), stop, release every lease and presence entry."""
@@ -191,6 +194,7 @@ class SharedRooms(RoomListener):
         self.bots.kick(room)
         for seat in list(room.table.presence.away_since):
             self.timers.arm(room, seat)
+        self._spawn(self._record_owner(room.room_id))
 
     async def _acquired(self, room_id: str) -> None:
         room = self.registry.held(room_id)
@@ -205,6 +209,7 @@ class SharedRooms(RoomListener):
         if room is None:
             return
         log.warning("room lease lost", extra={"fields": {"room": room_id, "process": self.process_id}})
+        self._recorded.discard(room_id)  # whoever takes it records itself
         self.bots.closed(room)
         self.timers.closed(room)
         await self.detach(room)
@@ -213,6 +218,9 @@ class SharedRooms(RoomListener):
 
     def committed(self, room: LiveRoom, change: CommittedChange) -> None:
         """Publish a change committed here (not one received from another process)."""
+        if room.room_id in self._recorded and room.over:  # the room ended: nobody need adopt it
+            self._recorded.discard(room.room_id)
+            self._spawn(self._forget_owner(room.room_id))
         if room.room_id in self._remote_now or not self._started:
             return
         if not change.stored and change.presence is None and not change.events:
@@ -467,6 +475,79 @@ class SharedRooms(RoomListener):
                     self._announce(room, CommittedChange(room_id, room.version, stored=False))
                 for seat in newly_away:
                     self.timers.arm(room, seat)
+
+    # ---------------------------------------------------------------- orphaned rooms
+
+    async def _record_owner(self, room_id: str) -> None:
+        """Name this process the room's latest owner in the owner book (an orphan pass retries)."""
+        try:
+            await self.coord.owners.record(room_id)
+        except Exception as problem:
+            log.warning("room %s: owner not recorded: %s", room_id, type(problem).__name__)
+            return
+        if self.coord.leases.holds(room_id):
+            self._recorded.add(room_id)
+
+    async def _forget_owner(self, room_id: str) -> None:
+        try:
+            await self.coord.owners.forget(room_id)
+        except Exception as problem:  # left in the book: an adopter finds the room over and forgets it
+            log.warning("room %s: owner not forgotten: %s", room_id, type(problem).__name__)
+
+    async def _orphan_loop(self) -> None:
+        """Adopt the rooms whose owner died while no live process holds them (see `adopt_orphans`)."""
+        while True:
+            await asyncio.sleep(ORPHAN_SECONDS)
+            try:
+                await self.adopt_orphans()
+            except Exception as problem:  # Redis away: the next pass tries again
+                log.warning("orphan pass failed", extra={"fields": {"error": type(problem).__name__}})
+
+    async def adopt_orphans(self) -> list[str]:
+        """One pass: record the rooms owned here that the book does not name yet, then take every
+        room whose latest owner is not a live process. Returns the rooms adopted.
+
+        Why: a process that holds a room in memory (it has connections there) claims its lease when
+        the owner dies; a room nobody holds (bots only, or players gone) is claimed by nobody, and its
+        bots and timers would wait for ever. The lease decides between adopters (`SET NX`): two
+        processes never run the same room's bots."""
+        for room_id in sorted(self.coord.leases.held - self._recorded):
+            room = self.registry.held(room_id)
+            if room is not None and not room.over:
+                await self._record_owner(room_id)
+        alive = await self.coord.registry.alive()
+        adopted = []
+        for room_id in await self.coord.owners.orphans(alive):
+            if await self._adopt_orphan(room_id):
+                adopted.append(room_id)
+        return adopted
+
+    async def _adopt_orphan(self, room_id: str) -> bool:
+        if self.coord.leases.holds(room_id):
+            await self._record_owner(room_id)  # ours already: the book named a dead process
+            return False
+        # Not taken: another process was first, or the dead owner's lease has not expired yet (a
+        # later pass sees the room again while the book names a dead process).
+        if not await self.coord.leases.acquire(room_id):
+            return False
+        try:
+            room = self.registry.held(room_id)
+            if room is None:
+                room = await self.registry.get(room_id)  # loading it claims it and runs it here (`adopt`)
+            elif not room.over:
+                self.coord.leases.want(room_id)
+                await self._took(room)
+        except Exception:
+            # Not running it here: do not keep a lease that would stop anyone else from doing so.
+            with contextlib.suppress(Exception):
+                await self.coord.leases.release(room_id)
+            raise
+        if room is None or room.over:  # gone from the store, or it ended: out of the book
+            await self.coord.owners.forget(room_id)
+            await self.coord.leases.release(room_id)
+            return False
+        log.info("orphaned room adopted", extra={"fields": {"room": room_id, "process": self.process_id}})
+        return True
 
     def _spawn(self, coroutine: Any) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)

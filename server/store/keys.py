@@ -71,6 +71,12 @@ class Keys:
         return f"{self.room_tag(room_id)}:presence"
 
     @property
+    def room_owners(self) -> str:
+        """Hash: room id -> the process that last took the room's lease, until the room ends (how the
+        rooms of a dead owner are found when no process holds them: see coord/owners.py)."""
+        return f"{self.prefix}room_owners"
+
+    @property
     def processes(self) -> str:
         """Sorted set: process id -> expiry (Redis clock, ms) of its last heartbeat."""
         return f"{self.prefix}processes"

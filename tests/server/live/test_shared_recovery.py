@@ -63,7 +63,7 @@ class Failing:
 class FlakyStore:
     """A store whose next `times` loads fail (the rest is the wrapped store)."""
 
-    def __init__(self, store: MemoryStore, times: int) -> None:
+    def __init__(self, store: Any, times: int) -> None:
         self.store = store
         self.load = Failing(store.load, times)
 
@@ -94,8 +94,9 @@ async def four_humans(a: Tables, b: Tables) -> tuple[str, Peer, list[Peer]]:
     """A started room of four humans: the host at seat 0 through A (which owns the room), seats 1-3
     through B."""
     host = Peer("Ann")
-    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,  # type: ignore[arg-type]
-                         session={"deals": 1}, bot="random", grace_seconds=60.0)
+    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,
+                         bot="random", grace_seconds=60.0,
+                         session={"deals": 1})  # type: ignore[arg-type]
     room_id = str((await a.create_room(host, request))["room_id"])
     guests = [Peer(f"G{seat}") for seat in (1, 2, 3)]
     for seat, guest in zip((1, 2, 3), guests, strict=True):
@@ -186,8 +187,9 @@ async def test_a_grace_timer_whose_room_could_not_be_reloaded_tries_again() -> N
     tables = Tables(MemoryStore(), bot_delay=0.0)
     try:
         host, watcher = Peer("Ann"), Peer("Watcher")
-        request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,  # type: ignore[arg-type]
-                             session={"deals": 1}, bot="random", grace_seconds=0.2)
+        request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,
+                             bot="random", grace_seconds=0.2,
+                             session={"deals": 1})  # type: ignore[arg-type]
         room_id = str((await tables.create_room(host, request))["room_id"])
         await tables.watch(watcher, room_id)
         await tables.start(host)
