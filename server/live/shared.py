@@ -476,6 +476,11 @@ class SharedRooms(RoomListener):
                 for seat in newly_away:
                     self.timers.arm(room, seat)
 
+    def _spawn(self, coroutine: Any) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
+        self._spawned.add(task)
+        task.add_done_callback(self._spawned.discard)
+
     # ---------------------------------------------------------------- orphaned rooms
 
     async def _record_owner(self, room_id: str) -> None:
@@ -548,8 +553,3 @@ class SharedRooms(RoomListener):
             return False
         log.info("orphaned room adopted", extra={"fields": {"room": room_id, "process": self.process_id}})
         return True
-
-    def _spawn(self, coroutine: Any) -> None:
-        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
-        self._spawned.add(task)
-        task.add_done_callback(self._spawned.discard)
