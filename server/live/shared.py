@@ -426,7 +426,12 @@ class SharedRooms(RoomListener):
         while self._behind:
             for room_id in sorted(self._behind):
                 room = self.registry.held(room_id)
-                if room is None or room_id not in self.subscribed or await self._catch_up(room):
+                try:
+                    done = room is None or room_id not in self.subscribed or await self._catch_up(room)
+                except Exception:  # not caught up: the next round tries again
+                    log.exception("room %s: catch-up failed", room_id)
+                    done = False
+                if done:
                     self._behind.discard(room_id)
             if self._behind:
                 await asyncio.sleep(delay)
