@@ -179,13 +179,16 @@ async def watchdog(server: WhistServer, room_id: str, clients: tuple[WhistClient
             table = room.table
             bots = server.tables.scheduler
             last = [client.received[-1].get("type") if client.received else None for client in clients]
+            shown = [client.room["version"] if client.room else None for client in clients]
             raise StalledError(
                 f"no frame for {seconds:g} s: status {facts.status(table)}, seats "
                 f"{[seat.kind for seat in table.seats]}, to act "
                 f"{sorted(session.deal.to_act()) if session else None}, phase "
                 f"{session.deal.phase if session else None}, ready {sorted(table.ready)}, "
-                f"bot slots free {bots.free}, humans busy {bots.humans_busy}; "
-                f"clients' last frames {last}")
+                f"bot slots free {bots.free}, humans busy {bots.humans_busy}, bot work "
+                f"{facts.bot_work(table, time.monotonic())}, bot loop running "
+                f"{server.tables.bots.busy(room)}, lease held {server.tables.shared.owns(room)}, version "
+                f"{table.version}; clients' last frames {last}, versions they were shown {shown}")
 
 
 async def play_room(server: WhistServer, url: str, number: int, deals: int, tally: Tally,
@@ -242,7 +245,8 @@ async def play_room(server: WhistServer, url: str, number: int, deals: int, tall
         room = server.tables.rooms.get(room_id)
         if room is not None:  # the room is over: let the server drop it from memory
             server.tables.registry.forget_if_idle(room)
-        if isinstance(server.store, RedisStore) and room_id:  # and from Redis (the run can be long)
+        if isinstance(server.store, RedisStore) and room_id and failure is None:  # and from Redis
+            # (the run can be long; a room that failed stays there, its bots may still move)
             keys = server.store.keys
             await server.store.redis.delete(keys.room(room_id), keys.room_log(room_id))
             await server.store.redis.srem(keys.rooms, room_id)
