@@ -252,11 +252,22 @@ async def play_room(server: WhistServer, url: str, number: int, deals: int, tall
             await server.store.redis.srem(keys.rooms, room_id)
 
 
+class PatientClient(WhistClient):
+    """A client that waits long for its answers: on a starved machine (load average 20, `nice`) an answer
+    can take more than the default 10 s. A request the server never answers still shows: its room gets
+    no frame and the watchdog reports it."""
+
+    async def request(self, kind: str, timeout: float = 600.0, **fields: Any) -> dict[str, Any]:
+        """`WhistClient.request` with a long timeout."""
+        return await super().request(kind, timeout, **fields)
+
+
 async def connect(url: str, name: str, binary: bool) -> WhistClient:
     """A client without keepalive pings: on a starved machine (nice, other work) a late pong must not
     close a connection in the middle of the proof."""
-    websocket = await websockets.asyncio.client.connect(url, max_size=8 * 1024 * 1024, ping_interval=None)
-    client = WhistClient(websocket, binary)
+    websocket = await websockets.asyncio.client.connect(url, max_size=8 * 1024 * 1024, ping_interval=None,
+                                                        open_timeout=600)
+    client = PatientClient(websocket, binary)
     await client.request("hello", name=name)
     return client
 
