@@ -1,16 +1,21 @@
 """Leak proof: play many complete random deals on a live server and count hidden cards revealed.
 
-Each table is a room of one ruleset (they take turns: solo-whist, couleur, belge-club) with random house
-rules: two seated clients that play random legal actions (seat 0 in JSON text frames, seat 2 in msgpack
-binary frames), server-side bots on seats 1 and 3 (random and heuristic bots take turns), and a
-spectator. Every frame each client receives is kept and checked against the deal records of the room's
-live session (tests/server/leak_check.py): a frame may name only the recipient's own hand, the turn-up,
-played cards and exposed hands, until the deal has ended. The count of hidden cards revealed must be 0.
+Each table is a room of one ruleset (every ruleset in turn) with random house rules: two seated
+clients that play random legal actions (seat 0 in JSON text frames, seat 2 in msgpack binary frames),
+server-side bots on seats 1 and 3 (random or heuristic, drawn per room), and a spectator. Every frame
+each client receives is kept and checked against the deal records of the room's live session
+(tests/server/leak_check.py): a frame may name only the recipient's own hand, the turn-up, played cards
+and exposed hands, until the deal has ended. The count of hidden cards revealed must be 0.
 
-    .venv/bin/python bench/leak_proof.py --deals 10000 --tables 8
+    .venv/bin/python bench/leak_proof.py --deals 10000 --tables 8 --store redis --results leak.jsonl
 
 Deals are counted when played to the end (thrown-in deals are checked too, and reported, but do not
-count). Bot delay 0; the in-memory store; everything on the loopback interface.
+count). Bot delay 0; everything on the loopback interface. `--store redis` runs the server as
+`python -m server --store redis://...` does (the Redis store and the Redis coordination: owner leases,
+fan-out, presence), each process under its own key prefix, deleted at the end; `--store memory` (the
+default) the in-memory store alone. `--results FILE` appends one JSON line per finished room: a run
+stopped (by hand, `--max-minutes`) is resumed by running the same command again, which adds up what the
+file holds and plays only the deals still missing (in rooms not played yet).
 """
 
 from __future__ import annotations
@@ -18,10 +23,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import itertools
+import json
+import os
 import random
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +46,14 @@ from leak_check import DealKey, hidden_card_leaks  # noqa: E402
 from server.app import WhistServer  # noqa: E402
 from server.bots import get_bot  # noqa: E402
 from server.client import WhistClient  # noqa: E402
+from server.coord import Coordination, new_process_id, redis_coordination  # noqa: E402
 from server.limits import Limits  # noqa: E402
-from server.rules import get_ruleset  # noqa: E402
-from server.store import MemoryStore  # noqa: E402
+from server.rules import get_ruleset, ruleset_names  # noqa: E402
+from server.store import MemoryStore, Store  # noqa: E402
+from server.store.redis import RedisStore  # noqa: E402
 from server.table import facts  # noqa: E402
 
-RULESETS = ("solo-whist", "couleur", "belge-club")
+RULESETS = tuple(ruleset_names())  # every ruleset the server knows
 BOTS = ("random", "heuristic")
 RANDOM = get_bot("random")
 
@@ -53,6 +65,9 @@ class Player:
     def decide(self, view: dict[str, Any], seed: str, budget_ms: float = 20.0) -> str:
         """An action for `view`."""
         legal = view["legal"]
+        # The client's seed names the seat, the deal and the step, not the room: the hand makes it
+        # differ from room to room.
+        seed = f"{seed}:{view.get('hand')}"
         if "pass" in legal and random.Random(seed).random() < 0.5:
             return "pass"
         return str(RANDOM.decide(view, seed, budget_ms))
@@ -62,7 +77,7 @@ PLAYER = Player()
 
 
 class Tally:
-    """What the tables found, all together."""
+    """What the tables found, all together (and, with a results file, what earlier runs found)."""
 
     def __init__(self, target: int, stop_at: float = float("inf")) -> None:
         self.target = target
@@ -75,6 +90,20 @@ class Tally:
         self.rooms = 0
         self.failures: list[str] = []  # rooms that could not finish (their frames are checked all the same)
         self.by_ruleset = dict.fromkeys(RULESETS, 0)
+        self.done: set[int] = set()  # room numbers already played (in the results file)
+
+    def add_room(self, line: dict[str, Any]) -> None:
+        """Count one finished room (a line of the results file)."""
+        self.played += line["played"]
+        self.thrown_in += line["thrown_in"]
+        self.frames += line["frames"]
+        self.checked += line["checked"]
+        self.leaks += line["leaks"]
+        self.rooms += 1
+        if line["failure"]:
+            self.failures.append(line["failure"])
+        self.by_ruleset[line["ruleset"]] = self.by_ruleset.get(line["ruleset"], 0) + line["played"]
+        self.done.add(line["room"])
 
     def merge(self, other: Tally) -> None:
         """Add another process's findings."""
@@ -86,11 +115,35 @@ class Tally:
         self.rooms += other.rooms
         self.failures += other.failures
         for name, count in other.by_ruleset.items():
-            self.by_ruleset[name] += count
+            self.by_ruleset[name] = self.by_ruleset.get(name, 0) + count
+        self.done |= other.done
 
     def enough(self) -> bool:
         """Whether the target of played deals is reached (or the time is up)."""
         return self.played >= self.target or time.time() >= self.stop_at
+
+
+def read_results(path: Path | None) -> Tally:
+    """What an earlier run (or earlier chunks) of the proof wrote to the results file."""
+    tally = Tally(0)
+    if path is None or not path.exists():
+        return tally
+    for text in path.read_text().splitlines():
+        if text.strip():
+            tally.add_room(json.loads(text))
+    return tally
+
+
+def append_result(path: Path | None, line: dict[str, Any]) -> None:
+    """One finished room, as one JSON line (a single append: processes writing at once do not mix)."""
+    if path is None:
+        return
+    data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def random_house_rules(rng: random.Random, ruleset: str) -> dict[str, Any]:
@@ -126,29 +179,33 @@ async def watchdog(server: WhistServer, room_id: str, clients: tuple[WhistClient
             table = room.table
             bots = server.tables.scheduler
             last = [client.received[-1].get("type") if client.received else None for client in clients]
+            shown = [client.room["version"] if client.room else None for client in clients]
             raise StalledError(
                 f"no frame for {seconds:g} s: status {facts.status(table)}, seats "
                 f"{[seat.kind for seat in table.seats]}, to act "
                 f"{sorted(session.deal.to_act()) if session else None}, phase "
                 f"{session.deal.phase if session else None}, ready {sorted(table.ready)}, "
-                f"bot slots free {bots.free}, humans busy {bots.humans_busy}; "
-                f"clients' last frames {last}")
+                f"bot slots free {bots.free}, humans busy {bots.humans_busy}, bot work "
+                f"{facts.bot_work(table, time.monotonic())}, bot loop running "
+                f"{server.tables.bots.busy(room)}, lease held {server.tables.shared.owns(room)}, version "
+                f"{table.version}; clients' last frames {last}, versions they were shown {shown}")
 
 
 async def play_room(server: WhistServer, url: str, number: int, deals: int, tally: Tally,
-                    stall_seconds: float = 120.0) -> None:
+                    stall_seconds: float, results: Path | None) -> None:
     """One room: a session of `deals` deals with two seated clients, two bots and a spectator."""
     rng = random.Random(number)
     ruleset = RULESETS[number % len(RULESETS)]
     host = await connect(url, "North", False)
     other = await connect(url, "South", True)
-    watcher = await connect(url, "Watcher", number % 2 == 0)
+    watcher = await connect(url, "Watcher", rng.random() < 0.5)
     clients = (host, other, watcher)
     room_id = ""
+    failure: str | None = None
     try:
         room_id = (await host.create_room(ruleset, seat=0, listed=False, session={"deals": deals},
                                           house_rules=random_house_rules(rng, ruleset),
-                                          bot=BOTS[number % len(BOTS)]))["room_id"]
+                                          bot=rng.choice(BOTS)))["room_id"]
         await other.join(room_id, 2)
         await watcher.watch(room_id)
         await host.start()
@@ -159,74 +216,124 @@ async def play_room(server: WhistServer, url: str, number: int, deals: int, tall
                 group.create_task(watcher.wait_for(lambda c: c.room is not None and c.room["session_over"],
                                                    3600))
                 group.create_task(watchdog(server, room_id, clients, stall_seconds))
-        except Exception as failure:
-            tally.failures.append(f"room {number} ({ruleset}): {failure!r}")
+        except Exception as problem:
+            failure = f"room {number} {room_id} ({ruleset}): {problem!r}"
+            print("  FAILED " + failure, flush=True)  # at once: a run stopped by hand keeps it
         session = server.tables.rooms[room_id].session
         assert session is not None
         records: dict[DealKey, dict[str, Any]] = {
             (room_id, index): entry["record"] for index, entry in enumerate(session.history)}
         if not session.deal.finished:  # a room that failed: its deal in progress is checked too
             records[room_id, len(session.history)] = session.deal.to_record()
+        frames = checked = 0
+        leaks: list[str] = []
         for client in clients:
-            checked, leaks = hidden_card_leaks(client.received, records)
-            tally.frames += len(client.received)
-            tally.checked += checked
-            tally.leaks.extend(leaks)
+            seen, found = hidden_card_leaks(client.received, records)
+            frames += len(client.received)
+            checked += seen
+            leaks += found
         # A room that failed counts its finished deals too: their frames were checked like the others.
         thrown = sum(entry["result"]["status"] == "thrown_in" for entry in session.history)
-        tally.thrown_in += thrown
-        tally.played += len(session.history) - thrown
-        tally.by_ruleset[ruleset] += len(session.history) - thrown
-        tally.rooms += 1
+        line = {"room": number, "room_id": room_id, "ruleset": ruleset,
+                "played": len(session.history) - thrown, "thrown_in": thrown, "frames": frames,
+                "checked": checked, "leaks": leaks[:50], "failure": failure}
+        tally.add_room(line)
+        append_result(results, line)
     finally:
         for client in clients:
             await client.close()
         room = server.tables.rooms.get(room_id)
         if room is not None:  # the room is over: let the server drop it from memory
             server.tables.registry.forget_if_idle(room)
+        if isinstance(server.store, RedisStore) and room_id and failure is None:  # and from Redis
+            # (the run can be long; a room that failed stays there, its bots may still move)
+            keys = server.store.keys
+            await server.store.redis.delete(keys.room(room_id), keys.room_log(room_id))
+            await server.store.redis.srem(keys.rooms, room_id)
+
+
+class PatientClient(WhistClient):
+    """A client that waits long for its answers: on a starved machine (load average 20, `nice`) an answer
+    can take more than the default 10 s. A request the server never answers still shows: its room gets
+    no frame and the watchdog reports it."""
+
+    async def request(self, kind: str, timeout: float = 600.0, **fields: Any) -> dict[str, Any]:
+        """`WhistClient.request` with a long timeout."""
+        return await super().request(kind, timeout, **fields)
 
 
 async def connect(url: str, name: str, binary: bool) -> WhistClient:
     """A client without keepalive pings: on a starved machine (nice, other work) a late pong must not
     close a connection in the middle of the proof."""
-    websocket = await websockets.asyncio.client.connect(url, max_size=8 * 1024 * 1024, ping_interval=None)
-    client = WhistClient(websocket, binary)
+    websocket = await websockets.asyncio.client.connect(url, max_size=8 * 1024 * 1024, ping_interval=None,
+                                                        open_timeout=600)
+    client = PatientClient(websocket, binary)
     await client.request("hello", name=name)
     return client
 
 
-async def table(server: WhistServer, url: str, first: int, step: int, deals: int, tally: Tally) -> None:
-    """Rooms one after another until the target is reached."""
-    number = first
+async def table(server: WhistServer, url: str, numbers: Iterator[int], deals: int, tally: Tally,
+                stall_seconds: float, results: Path | None) -> None:
+    """Rooms one after another (each taking the next room number of the process) until the target is
+    reached."""
     while not tally.enough():
-        await play_room(server, url, number, deals, tally)
-        number += step
+        await play_room(server, url, next(numbers), deals, tally, stall_seconds, results)
         if tally.rooms % 20 == 0:
             print(f"  {tally.played} deals played, {len(tally.leaks)} hidden cards revealed, "
                   f"{len(tally.failures)} rooms failed", flush=True)
 
 
-async def run(deals: int, tables: int, deals_per_room: int, part: int, stop_at: float) -> Tally:
-    """Start a server, play `deals` deals on `tables` tables (room numbers of part `part`), stop."""
-    tally = Tally(deals, stop_at)
+def open_server_store(store: str) -> tuple[Store, Coordination | None]:
+    """The store and coordination of one process: `memory`, or a Redis URL (a fresh key prefix)."""
+    if store == "memory":
+        return MemoryStore(), None
+    prefix = f"leakproof:{uuid.uuid4().hex[:12]}:"
+    return RedisStore(store, prefix=prefix), redis_coordination(store, new_process_id("leak"), prefix=prefix)
+
+
+async def run(options: Options, part: int, target: int, done: set[int]) -> Tally:
+    """Start a server, play `target` deals on `options.tables` tables (room numbers of part `part`,
+    skipping those in `done`), stop."""
+    tally = Tally(target, options.stop_at)
     with tempfile.TemporaryDirectory() as static:
         limits = Limits(rate=100_000.0, burst=100_000.0, connections_per_address=0,
                         rooms_per_address_per_hour=0, idle_seconds=None, ping_interval=None)
-        server = WhistServer(MemoryStore(), bot_delay=0.0, static_dir=Path(static), limits=limits)
+        store, coordination = open_server_store(options.store)
+        server = WhistServer(store, bot_delay=0.0, static_dir=Path(static), limits=limits,
+                             coordination=coordination)
         host, port = await server.start("127.0.0.1", 0)
         url = f"ws://{host}:{port}/ws"
+        # Room numbers seed each room's choices (its ruleset, house rules, bots): every part numbers its
+        # rooms apart, and a resumed run skips the rooms already played.
+        numbers = (number for number in itertools.count(part * 1_000_000) if number not in done)
         try:
-            # Room numbers seed each room's choices: every part numbers its rooms apart.
-            await asyncio.gather(*(table(server, url, part * 1_000_000 + first, tables, deals_per_room, tally)
-                                   for first in range(tables)))
+            await asyncio.gather(*(table(server, url, numbers, options.deals_per_room, tally,
+                                         options.stall_seconds, options.results)
+                                   for _ in range(options.tables)))
         finally:
             await server.stop()
+            if isinstance(store, RedisStore):
+                cleaner = RedisStore(options.store, prefix=store.keys.prefix)
+                await cleaner.delete_everything()
+                await cleaner.close()
     return tally
 
 
-def run_part(deals: int, tables: int, deals_per_room: int, part: int, stop_at: float) -> Tally:
+class Options:
+    """What every process of one run needs (picklable)."""
+
+    def __init__(self, args: argparse.Namespace, stop_at: float) -> None:
+        self.tables: int = args.tables
+        self.deals_per_room: int = args.deals_per_room
+        self.stall_seconds: float = args.stall_seconds
+        self.results: Path | None = args.results
+        self.store: str = args.store
+        self.stop_at = stop_at
+
+
+def run_part(options: Options, part: int, target: int, done: set[int]) -> Tally:
     """One process's share."""
-    return asyncio.run(run(deals, tables, deals_per_room, part, stop_at))
+    return asyncio.run(run(options, part, target, done))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,22 +346,40 @@ def main(argv: list[str] | None = None) -> int:
                         help="split the deals over this many processes, each with its own server (default 1)")
     parser.add_argument("--max-minutes", type=float, default=None,
                         help="start no new room after this many minutes (the report says how far it got)")
+    parser.add_argument("--store", default="memory",
+                        help="memory (default), or a Redis URL such as redis://127.0.0.1:6379/0 (the Redis "
+                             "store and coordination, under a fresh key prefix per process)")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="append one JSON line per finished room here; run again to resume")
+    parser.add_argument("--stall-seconds", type=float, default=120.0,
+                        help="a room with no frame to any of its clients for this long fails (default 120)")
     args = parser.parse_args(argv)
+    if args.store == "redis":
+        args.store = "redis://127.0.0.1:6379/0"
     started = time.monotonic()
     stop_at = time.time() + 60 * args.max_minutes if args.max_minutes else float("inf")
-    share = -(-args.deals // args.processes)
-    if args.processes == 1:
-        tally = run_part(share, args.tables, args.deals_per_room, 0, stop_at)
+    earlier = read_results(args.results)
+    missing = max(0, args.deals - earlier.played)
+    if earlier.rooms:
+        print(f"resuming: {earlier.played} deals in {earlier.rooms} rooms in {args.results}; "
+              f"{missing} to play", flush=True)
+    options = Options(args, stop_at)
+    share = -(-missing // args.processes)
+    tally = Tally(args.deals, stop_at)
+    tally.merge(earlier)
+    if missing == 0:
+        pass
+    elif args.processes == 1:
+        tally.merge(run_part(options, 0, share, earlier.done))
     else:
         with concurrent.futures.ProcessPoolExecutor(args.processes) as pool:
             count = args.processes
-            parts = list(pool.map(run_part, [share] * count, [args.tables] * count,
-                                  [args.deals_per_room] * count, range(count), [stop_at] * count))
-        tally = Tally(args.deals, stop_at)
-        for part in parts:
-            tally.merge(part)
+            for part in pool.map(run_part, [options] * count, range(count), [share] * count,
+                                 [earlier.done] * count):
+                tally.merge(part)
     seconds = time.monotonic() - started
     per_ruleset = ", ".join(f"{name} {count}" for name, count in tally.by_ruleset.items())
+    print(f"store: {args.store}")
     print(f"deals played to the end: {tally.played} ({per_ruleset}); thrown in: {tally.thrown_in}; "
           f"rooms: {tally.rooms}")
     print(f"frames received: {tally.frames}; frames checked before their deal's end: {tally.checked}")
@@ -262,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"rooms that could not finish: {len(tally.failures)}")
     for failure in tally.failures[:20]:
         print("  " + failure)
-    print(f"wall time: {seconds:.0f} s")
+    print(f"wall time of this run: {seconds:.0f} s")
     for leak in tally.leaks[:20]:
         print("  " + leak)
     return 1 if tally.leaks else 0

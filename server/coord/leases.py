@@ -129,9 +129,17 @@ class Leases(Periodic):
                 if sent - self._confirmed.get(room, sent) >= self.ttl:
                     await self._lose(room)
             raise
+        answered = time.monotonic()
         for room, still_ours in renewed.items():
             if still_ours:
+                previous = self._confirmed.get(room)
                 self._confirmed[room] = sent
+                if previous is not None and answered - previous >= self.ttl:
+                    # The answer came after the lease had lapsed here (a slow store, a starved event
+                    # loop): meanwhile `holds` said no, and the bots and timers that asked stopped. The
+                    # store kept the lease (its expiry runs from when it ran the renewal): say it is ours
+                    # again, as after a take, or the room waits for bots that never move.
+                    await _call(self.on_acquired, room)
             else:
                 await self._lose(room)
         for room in sorted(self._wanted - set(self._confirmed)):
