@@ -309,13 +309,15 @@ def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 row[key] = value
         row["p99_each_run"] = ", ".join(str(r["p99_all_ms"]) for r in runs)
         rows.append(row)
+    rows.sort(key=lambda row: (row["server_processes"], row["tables"], row["placement"] != "spread"))
     return rows
 
 
 def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas: int | None) -> str:
     """The `## Load (human-paced)` section of docs/benchmarks.md."""
-    where = (f"clusters of 1 to {replicas} replica(s), one after another, behind HAProxy "
-             "(`server.cluster`), private Redis") if replicas else "the given URL"
+    order = "all started at once, taking turns" if "--together" in command else "one after another"
+    where = (f"clusters of 1 to {replicas} replica(s), {order}, behind HAProxy "
+             "(`server.cluster`), private Redis each") if replicas else "the given URL"
     lines = [
         "## Load (human-paced)",
         "",
@@ -387,6 +389,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--placement", nargs="+", choices=("spread", "affinity"), default=["spread"],
                         help="spread: connections without their room id (the balancer spreads them); "
                              "affinity: they name their room (?room=<id>); several: each in turn")
+    parser.add_argument("--together", action="store_true",
+                        help="start the clusters of every --replicas count at once and take turns")
     parser.add_argument("--write", type=Path, help="write the figures into this markdown file")
     args = parser.parse_args(argv)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
@@ -412,7 +416,20 @@ def main(argv: list[str]) -> int:
         # limits are off (every client is on this host).
         server_args = ["--log-level", "warning", "--rate-limit", "100000",
                        "--max-connections-per-address", "0", "--max-rooms-per-address", "0"]
-        for replicas in args.replicas:
+        if args.together:
+            # Every cluster at once (an idle one costs little), each measurement taken on every replica
+            # count in turn: the ratios between replica counts are measured side by side, not minutes
+            # apart on a host whose load moves.
+            with contextlib.ExitStack() as stack:
+                clusters = [stack.enter_context(Cluster(replicas, server_args=server_args))
+                            for replicas in args.replicas]
+                for number, (tables, placement) in enumerate(counts):
+                    for cluster in clusters:
+                        pids = sorted(cluster.server_pids().values())
+                        results.append(runner(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
+                                                  args.seed + number, placement)))
+                        print(json.dumps(results[-1]), flush=True)
+        for replicas in [] if args.together else args.replicas:
             with Cluster(replicas, server_args=server_args) as cluster:
                 pids = sorted(cluster.server_pids().values())
                 for number, (tables, placement) in enumerate(counts):
