@@ -142,11 +142,21 @@ export const app = {
 
   /**
    * Behind a balancer with room affinity (the server names its replica in `hello`), a connection
-   * opened in the lobby reaches any process: move to one that names the room, so that the whole
-   * table is served by one process (docs/scaling.md). Invisible to the player (see net.js).
+   * opened in the lobby reaches any process: unless it already is on the room's process (`/health?room=`
+   * answers from there), move to a connection that names the room, so that the whole table is served
+   * by one process (docs/scaling.md). Invisible to the player (see net.js).
    */
-  settleConnection() {
-    if (this.server.replica && this.roomId) this.conn.moveToRoom().catch(() => {});
+  async settleConnection() {
+    const roomId = this.roomId;
+    if (!this.server.replica || !roomId || this.conn.openedFor === roomId) return;
+    try {
+      const answer = await fetch(`/health?room=${encodeURIComponent(roomId)}`, { cache: "no-store" });
+      if ((await answer.json()).replica === this.server.replica) {
+        this.conn.openedFor = roomId; // already there: nothing to move
+        return;
+      }
+    } catch { /* no answer: move anyway */ }
+    await this.conn.moveToRoom().catch(() => {});
   },
 
   /** Show a room: come back to our seat with the kept token, else watch it. */

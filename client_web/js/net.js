@@ -19,7 +19,7 @@ export class Connection {
     this.onStatus = onStatus;
     this.onOpen = onOpen;
     this.roomOf = roomOf;
-    this.openedFor = null; // the room named in the open socket's address
+    this.openedFor = null; // the room the open socket serves on its room's process (named in its address)
     this.moving = false;
     this.nextId = 1;
     this.pending = new Map();
