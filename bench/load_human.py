@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from load import cpu_seconds, percentile, start_process, stop_process  # noqa: E402
 
 from server.bots import get_bot  # noqa: E402
-from server.client import JSON, ServerError, WhistClient  # noqa: E402
+from server.client import JSON, ServerError, WhistClient, room_url  # noqa: E402
 
 BOT = get_bot("random")
 THINK = (0.5, 2.0)
@@ -98,14 +98,23 @@ class HumanTable:
         self.errors = 0
 
     @classmethod
-    async def open(cls, url: str, number: int, rng: random.Random) -> HumanTable:
-        """Create the room (seat 0), join seats 1-3, watch, start."""
-        seats = [await TimedClient.connect(url, name=f"h{number}s{seat}", binary=True, events=False)
-                 for seat in range(4)]
+    async def open(cls, url: str, number: int, rng: random.Random, affinity: bool = False) -> HumanTable:
+        """Create the room (seat 0), join seats 1-3, watch, start. `affinity`: the connections name
+        the room (`?room=<id>`, as the web client does), and seat 0, which created the room before
+        it had an id, reconnects with it (resumes with its token, then closes its first connection);
+        otherwise the balancer spreads the five connections (leastconn)."""
+        seats = [await TimedClient.connect(url, name=f"h{number}s0", binary=True, events=False)]
         await seats[0].create_room("solo-whist", seat=0, session={"deals": 1000}, listed=False)
-        room_id = seats[0].room_id
-        assert room_id is not None
+        room_id, token = seats[0].room_id, seats[0].token
+        assert room_id is not None and token is not None
+        if affinity:
+            url = room_url(url, room_id)
+            first, seats[0] = seats[0], await TimedClient.connect(url, name=f"h{number}s0", binary=True,
+                                                                  events=False)
+            await seats[0].resume(room_id, token)
+            await first.close()
         for seat in (1, 2, 3):
+            seats.append(await TimedClient.connect(url, name=f"h{number}s{seat}", binary=True, events=False))
             await seats[seat].join(room_id, seat)
         spectator = await TimedClient.connect(url, name=f"h{number}w", binary=True, events=False)
         await spectator.watch(room_id)
@@ -238,13 +247,13 @@ def server_pids_from_health(url: str, asks: int = 20) -> list[int]:
     return sorted(pids)
 
 
-async def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int
-              ) -> dict[str, Any]:
+async def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int,
+              placement: str = "spread") -> dict[str, Any]:
     """Open the tables, play for `seconds`, then measure the floor with as many groups."""
     rng = random.Random(seed)
     opened = []
     for number in range(tables):
-        opened.append(await HumanTable.open(url, number, rng))
+        opened.append(await HumanTable.open(url, number, rng, affinity=placement == "affinity"))
     cpu_before = [cpu_seconds(pid) for pid in pids]
     client_before = time.process_time()
     started = time.perf_counter()
@@ -269,7 +278,8 @@ async def run(url: str, tables: int, seconds: float, pids: list[int], payload: i
         return round(percentile(values, share) * 1000, 2)
 
     return {
-        "tables": tables, "connections": tables * 5, "seconds": round(elapsed, 1), "actions": actions,
+        "tables": tables, "placement": placement, "connections": tables * 5, "seconds": round(elapsed, 1),
+        "actions": actions,
         "actions_per_s": round(actions / elapsed, 1), "errors": sum(table.errors for table in opened),
         "p50_all_ms": ms(all_views, 50), "p99_all_ms": ms(all_views, 99),
         "p50_view_ms": ms(each_view, 50), "p99_view_ms": ms(each_view, 99),
@@ -285,10 +295,12 @@ async def run(url: str, tables: int, seconds: float, pids: list[int], payload: i
 def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per table count: the median of every figure over its runs, and each run's p99."""
     rows = []
-    for replicas, tables in dict.fromkeys((result["server_processes"], result["tables"])
-                                          for result in results):
+    for replicas, tables, placement in dict.fromkeys(
+            (result["server_processes"], result["tables"], result.get("placement", "spread"))
+            for result in results):
         runs = [result for result in results
-                if result["tables"] == tables and result["server_processes"] == replicas]
+                if result["tables"] == tables and result["server_processes"] == replicas
+                and result.get("placement", "spread") == placement]
         row: dict[str, Any] = {"runs": len(runs)}
         for key, value in runs[0].items():
             if isinstance(value, int | float):
@@ -297,13 +309,15 @@ def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 row[key] = value
         row["p99_each_run"] = ", ".join(str(r["p99_all_ms"]) for r in runs)
         rows.append(row)
+    rows.sort(key=lambda row: (row["server_processes"], row["tables"], row["placement"] != "spread"))
     return rows
 
 
 def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas: int | None) -> str:
     """The `## Load (human-paced)` section of docs/benchmarks.md."""
-    where = (f"clusters of 1 to {replicas} replica(s), one after another, behind HAProxy "
-             "(`server.cluster`), private Redis") if replicas else "the given URL"
+    order = "all started at once, taking turns" if "--together" in command else "one after another"
+    where = (f"clusters of 1 to {replicas} replica(s), {order}, behind HAProxy "
+             "(`server.cluster`), private Redis each") if replicas else "the given URL"
     lines = [
         "## Load (human-paced)",
         "",
@@ -319,15 +333,16 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
         "",
         "Medians over the runs (each run measures every table count in turn):",
         "",
-        "| tables | connections | replicas | runs | actions | actions/s | p50 all seats ms "
+        "| tables | placement | connections | replicas | runs | actions | actions/s | p50 all seats ms "
         "| p99 all seats ms | p99 of each run | p50 / p99 per view ms | floor p50 / p99 ms "
         "| server CPU ms/action | server CPU share | client CPU ms/action | errors | load (1 min) |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: "
-        "| ---: | ---: |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: "
+        "| ---: | ---: | ---: |",
     ]
     for r in results:
         lines.append(
-            f"| {r['tables']} | {r['connections']} | {r['server_processes']} | {r['runs']} | {r['actions']} "
+            f"| {r['tables']} | {r.get('placement', 'spread')} | {r['connections']} "
+            f"| {r['server_processes']} | {r['runs']} | {r['actions']} "
             f"| {r['actions_per_s']} | {r['p50_all_ms']} | {r['p99_all_ms']} | {r['p99_each_run']} "
             f"| {r['p50_view_ms']} / {r['p99_view_ms']} | {r['floor_p50_ms']} / {r['floor_p99_ms']} "
             f"| {r['server_cpu_ms_per_action']} | {r['server_cpu_share']} | {r['client_cpu_ms_per_action']} "
@@ -337,19 +352,24 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
 
 
 def summary(results: list[dict[str, Any]]) -> list[str]:
-    """Per replica count: the largest N measured that held p99 (all seats) under 50 ms, and the server
-    CPU per action as a ratio to one replica's at the same N (with several replicas a table's five
-    connections land on different processes: the cross-process path)."""
-    single = {r["tables"]: r["server_cpu_ms_per_action"] for r in results if r["server_processes"] == 1}
-    lines = ["| replicas | largest N measured with p99 < 50 ms "
-             "| server CPU per action vs 1 replica (same N) |",
-             "| ---: | ---: | --- |"]
-    for replicas in sorted({r["server_processes"] for r in results}):
-        rows = [r for r in results if r["server_processes"] == replicas]
+    """Per replica count and placement: the largest N measured that held p99 (all seats) under 50 ms,
+    and the server CPU per action as a ratio to one replica's at the same N. *spread*: the balancer
+    spreads a table's five connections over the processes (leastconn; the cross-process path);
+    *affinity*: they name their room and meet on one process (`?room=<id>`, consistent hash)."""
+    single = {r["tables"]: r["server_cpu_ms_per_action"] for r in results
+              if r["server_processes"] == 1 and r.get("placement", "spread") == "spread"}
+    lines = ["| replicas | placement | largest N measured with p99 < 50 ms "
+             "| server CPU per action vs 1 replica, spread (same N) |",
+             "| ---: | --- | ---: | --- |"]
+    for replicas, placement in sorted({(r["server_processes"], r.get("placement", "spread"))
+                                       for r in results}):
+        rows = [r for r in results
+                if r["server_processes"] == replicas and r.get("placement", "spread") == placement]
         held = [r["tables"] for r in rows if r["p99_all_ms"] < 50]
         ratios = [f"N={r['tables']}: {r['server_cpu_ms_per_action'] / single[r['tables']]:.2f}x"
                   for r in rows if single.get(r["tables"]) and r["server_cpu_ms_per_action"]]
-        lines.append(f"| {replicas} | {max(held) if held else 'none'} | {', '.join(ratios) or '-'} |")
+        lines.append(f"| {replicas} | {placement} | {max(held) if held else 'none'} "
+                     f"| {', '.join(ratios) or '-'} |")
     return lines
 
 
@@ -366,6 +386,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--payload", type=int, default=1500, help="floor message bytes (a state push)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=1, help="runs of every table count; medians reported")
+    parser.add_argument("--placement", nargs="+", choices=("spread", "affinity"), default=["spread"],
+                        help="spread: connections without their room id (the balancer spreads them); "
+                             "affinity: they name their room (?room=<id>); several: each in turn")
+    parser.add_argument("--together", action="store_true",
+                        help="start the clusters of every --replicas count at once and take turns")
     parser.add_argument("--write", type=Path, help="write the figures into this markdown file")
     args = parser.parse_args(argv)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
@@ -376,12 +401,13 @@ def main(argv: list[str]) -> int:
         runner = asyncio.run
     results = []
     # Each run measures every table count in turn, so a change in the host's load touches them alike.
-    counts = [tables for _ in range(args.runs) for tables in args.tables]
+    counts = [(tables, placement) for _ in range(args.runs) for tables in args.tables
+              for placement in args.placement]
     if args.url:
         pids = server_pids_from_health(args.url)
-        for number, tables in enumerate(counts):
+        for number, (tables, placement) in enumerate(counts):
             results.append(runner(run(args.url, tables, args.seconds, pids, args.payload,
-                                      args.seed + number)))
+                                      args.seed + number, placement)))
             print(json.dumps(results[-1]), flush=True)
     else:
         from server.cluster import Cluster
@@ -390,12 +416,25 @@ def main(argv: list[str]) -> int:
         # limits are off (every client is on this host).
         server_args = ["--log-level", "warning", "--rate-limit", "100000",
                        "--max-connections-per-address", "0", "--max-rooms-per-address", "0"]
-        for replicas in args.replicas:
+        if args.together:
+            # Every cluster at once (an idle one costs little), each measurement taken on every replica
+            # count in turn: the ratios between replica counts are measured side by side, not minutes
+            # apart on a host whose load moves.
+            with contextlib.ExitStack() as stack:
+                clusters = [stack.enter_context(Cluster(replicas, server_args=server_args))
+                            for replicas in args.replicas]
+                for number, (tables, placement) in enumerate(counts):
+                    for cluster in clusters:
+                        pids = sorted(cluster.server_pids().values())
+                        results.append(runner(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
+                                                  args.seed + number, placement)))
+                        print(json.dumps(results[-1]), flush=True)
+        for replicas in [] if args.together else args.replicas:
             with Cluster(replicas, server_args=server_args) as cluster:
                 pids = sorted(cluster.server_pids().values())
-                for number, tables in enumerate(counts):
+                for number, (tables, placement) in enumerate(counts):
                     results.append(runner(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
-                                              args.seed + number)))
+                                              args.seed + number, placement)))
                     print(json.dumps(results[-1]), flush=True)
     if args.write:
         from load import write_section

@@ -289,9 +289,12 @@ class WhistServer:
             case protocol.Hello(name=name, events=events):
                 conn.name = name.strip() or "Player"
                 conn.wants_events = events
+                # `replica`: one of several processes behind a balancer (the web client then reopens
+                # its socket with the room named, for the balancer's room affinity: docs/scaling.md).
                 return {"name": conn.name, "server": SERVER_NAME, "rulesets": ruleset_names(),
                         "ruleset_info": ruleset_info(), "bots": bot_names(),
-                        "protocol": protocol.PROTOCOL_VERSION}
+                        "protocol": protocol.PROTOCOL_VERSION,
+                        **({"replica": self.replica_id} if self.replica_id else {})}
             case protocol.Ping():
                 return {}
             case protocol.ListRooms(subscribe=subscribe):

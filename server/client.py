@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgpack  # type: ignore[import-untyped]
 from websockets.asyncio.client import ClientConnection, connect
@@ -38,6 +39,14 @@ class ServerError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+def room_url(url: str, room_id: str) -> str:
+    """The websocket URL that names its room (`/ws?room=<id>`): behind the balancer, the connections
+    of one room then reach the same replica (docs/scaling.md, "Room affinity")."""
+    parts = urlsplit(url)
+    query = [(key, value) for key, value in parse_qsl(parts.query) if key != "room"] + [("room", room_id)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 class WhistClient:
@@ -318,6 +327,8 @@ async def run_bot(url: str, room_id: str | None, seat: int | None, bot_name: str
     from .bots import get_bot
 
     bot = get_bot(bot_name)
+    if room_id is not None:
+        url = room_url(url, room_id)
     async with await WhistClient.connect(url, name=name, events=False) as client:
         if room_id is None:
             await client.create_room(ruleset, seat=0 if seat is None else seat, session={"deals": deals})

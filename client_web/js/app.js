@@ -34,7 +34,7 @@ function storageSet(key, value) {
 export const app = {
   conn: null,
   name: storageGet(NAME_KEY) || "",
-  server: { rulesets: [], bots: [], rulesetInfo: {} },
+  server: { rulesets: [], bots: [], rulesetInfo: {}, replica: null },
   replay: null, // the replay viewer, when open: {steps, result, record, index, list, names, bottom}
   // Provably fair deals: the commitment each deal started with ("room:deal" -> hex), and the check of
   // each finished deal ("room:deal" -> {state: "checking" | "done" | "unavailable", verified, failed, late}).
@@ -110,6 +110,7 @@ export const app = {
     if (!result) return;
     this.keepToken(result.room_id, result.token);
     this.enterRoom(result.room_id);
+    this.settleConnection();
   },
 
   /** The day's leaderboard (today's by default); a server without the challenge hides it. */
@@ -136,6 +137,26 @@ export const app = {
     this.keepToken(result.room_id, result.token);
     this.enterRoom(result.room_id);
     if (bots) await this.request("start").catch(() => {});
+    this.settleConnection();
+  },
+
+  /**
+   * Behind a balancer with room affinity (the server names its replica in `hello`), a connection
+   * opened in the lobby reaches any process: unless it already is on the room's process (`/health?room=`
+   * answers from there), move to a connection that names the room, so that the whole table is served
+   * by one process (docs/scaling.md). Invisible to the player (see net.js).
+   */
+  async settleConnection() {
+    const roomId = this.roomId;
+    if (!this.server.replica || !roomId || this.conn.openedFor === roomId) return;
+    try {
+      const answer = await fetch(`/health?room=${encodeURIComponent(roomId)}`, { cache: "no-store" });
+      if ((await answer.json()).replica === this.server.replica) {
+        this.conn.openedFor = roomId; // already there: nothing to move
+        return;
+      }
+    } catch { /* no answer: move anyway */ }
+    await this.conn.moveToRoom().catch(() => {});
   },
 
   /** Show a room: come back to our seat with the kept token, else watch it. */
@@ -157,6 +178,7 @@ export const app = {
       if (error.code !== "room_full") showError(error);
       await this.request("watch", { room_id: roomId }).catch(() => {});
     }
+    this.settleConnection();
   },
 
   enterRoom(roomId) {
@@ -172,6 +194,7 @@ export const app = {
   async reattach() {
     const roomId = this.roomId;
     if (!roomId) return;
+    this.settleConnection();
     const token = this.tokenFor(roomId);
     if (token) {
       try {
@@ -206,6 +229,7 @@ export const app = {
   async watch(roomId) {
     this.enterRoom(roomId);
     await this.request("watch", { room_id: roomId }).catch(() => {});
+    this.settleConnection();
   },
 
   async leave() {
@@ -433,6 +457,7 @@ async function onOpen() {
     const described = Object.fromEntries(listed.filter((item) => item && typeof item === "object").map((item) => [item.name, item]));
     const metadata = hello.ruleset_info || (Object.keys(described).length ? described : null);
     if (metadata) app.server.rulesetInfo = metadata;
+    app.server.replica = hello.replica || null;
   }
   if (hello) serverKnown();
   if (app.roomId) await app.reattach();
@@ -605,7 +630,7 @@ function init() {
     }
   });
   setLang(lang());
-  app.conn = new Connection({ onPush, onStatus, onOpen });
+  app.conn = new Connection({ onPush, onStatus, onOpen, roomOf: () => app.roomId });
   window.whistApp = app; // for the browser tests and for debugging
   render();
   app.conn.connect();

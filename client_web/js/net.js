@@ -11,12 +11,16 @@ export class ServerError extends Error {
 export class Connection {
   /**
    * @param {object} handlers onPush(message), onStatus(status, info), onOpen() (called after every
-   *   (re)connection, before queued requests are flushed; it may send requests itself).
+   *   (re)connection, before queued requests are flushed; it may send requests itself), roomOf()
+   *   (the room the page shows, or null: named in the address of every new connection).
    */
-  constructor({ onPush, onStatus, onOpen }) {
+  constructor({ onPush, onStatus, onOpen, roomOf }) {
     this.onPush = onPush;
     this.onStatus = onStatus;
     this.onOpen = onOpen;
+    this.roomOf = roomOf;
+    this.openedFor = null; // the room the open socket serves on its room's process (named in its address)
+    this.moving = false;
     this.nextId = 1;
     this.pending = new Map();
     this.socket = null;
@@ -26,22 +30,32 @@ export class Connection {
     this.everConnected = false;
   }
 
-  get url() {
+  /**
+   * `/ws`, or `/ws?room=<id>` for a room: a balancer with room affinity (docs/scaling.md) sends every
+   * connection that names a room to the same server process, so a table is served by one process.
+   */
+  urlFor(roomId) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${scheme}//${location.host}/ws`;
+    return `${scheme}//${location.host}/ws` + (roomId ? `?room=${encodeURIComponent(roomId)}` : "");
+  }
+
+  get url() {
+    return this.urlFor(this.roomOf?.() || null);
   }
 
   connect() {
     clearTimeout(this.retryTimer);
     this.setStatus(this.everConnected ? "reconnecting" : "connecting");
     let socket;
+    const roomId = this.roomOf?.() || null;
     try {
-      socket = new WebSocket(this.url);
+      socket = new WebSocket(this.urlFor(roomId));
     } catch (error) {
       this.scheduleRetry();
       return;
     }
     this.socket = socket;
+    this.openedFor = roomId;
     socket.addEventListener("open", async () => {
       this.attempt = 0;
       const wasDown = this.everConnected;
@@ -53,15 +67,60 @@ export class Connection {
         console.warn("after connect", error);
       }
     });
-    socket.addEventListener("message", (event) => this.receive(event.data));
+    this.listen(socket);
+  }
+
+  /** Answers and pushes of a socket; its close rejects the requests still waiting on it. */
+  listen(socket) {
+    socket.addEventListener("message", (event) => this.receive(event.data, socket));
     socket.addEventListener("close", () => {
-      if (this.socket !== socket) return;
+      for (const [id, { reject, on }] of this.pending) {
+        if (on !== socket) continue;
+        this.pending.delete(id);
+        reject(new ServerError("disconnected", "connection lost"));
+      }
+      if (this.socket !== socket) return; // a socket the page already moved away from
       this.socket = null;
-      for (const { reject } of this.pending.values()) reject(new ServerError("disconnected", "connection lost"));
-      this.pending.clear();
       this.scheduleRetry();
     });
     socket.addEventListener("error", () => { /* a close event follows */ });
+  }
+
+  /**
+   * The page entered a room on a connection opened before it knew the room (created from the lobby,
+   * joined from its list): open a connection that names the room, move to it, close the first. The
+   * new one is open and `onOpen` (hello, then resume with the seat token or watch) has run on it
+   * before the first closes, so the seat is never without a connection and the player sees nothing.
+   * If the new connection fails, the page stays on the first.
+   */
+  async moveToRoom() {
+    const roomId = this.roomOf?.() || null;
+    const first = this.socket;
+    if (!roomId || this.moving || roomId === this.openedFor || !first || first.readyState !== WebSocket.OPEN) return;
+    this.moving = true;
+    try {
+      const socket = new WebSocket(this.urlFor(roomId));
+      const opened = await new Promise((resolve) => {
+        socket.addEventListener("open", () => resolve(true), { once: true });
+        socket.addEventListener("close", () => resolve(false), { once: true });
+      });
+      if (!opened) return;
+      if (this.socket !== first || first.readyState !== WebSocket.OPEN || (this.roomOf?.() || null) !== roomId) {
+        socket.close(); // the page moved on meanwhile (or the first connection dropped and reconnects)
+        return;
+      }
+      this.listen(socket);
+      this.socket = socket;
+      this.openedFor = roomId;
+      try {
+        await this.onOpen?.(false);
+      } catch (error) {
+        console.warn("after moving", error);
+      }
+      first.close();
+    } finally {
+      this.moving = false;
+    }
   }
 
   /** Try again now (the browser says the network is back), unless a connection is open or opening. */
@@ -92,7 +151,7 @@ export class Connection {
     this.onStatus?.(status, info);
   }
 
-  receive(data) {
+  receive(data, socket = this.socket) {
     if (typeof data !== "string") return; // we only speak JSON; the server answers in kind
     let message;
     try {
@@ -107,6 +166,7 @@ export class Connection {
       else reject(new ServerError(message.code, message.message));
       return;
     }
+    if (socket !== this.socket) return; // pushes of a connection the page has moved away from
     this.onPush?.(message);
   }
 
@@ -118,7 +178,7 @@ export class Connection {
     const id = this.nextId++;
     const message = { type, id, ...fields };
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, on: this.socket });
       this.socket.send(JSON.stringify(message));
     });
   }

@@ -29,9 +29,14 @@ def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastc
         raise ValueError("a cluster needs at least one replica")
     servers = "\n".join(f"    server {backend.name} {backend.host}:{backend.port} check"
                         for backend in backends)
+    # The `rooms` backend (affinity by room id) tracks the checks of `replicas`.
+    room_servers = "\n".join(
+        f"    server {backend.name} {backend.host}:{backend.port} track replicas/{backend.name}"
+        for backend in backends)
     socket = f"    stats socket {stats_socket} mode 600 level user" if stats_socket is not None else ""
     return Template(template.read_text()).substitute(
-        bind=bind, servers=servers, balance=balance, maxconn=maxconn, stats_socket=socket)
+        bind=bind, servers=servers, room_servers=room_servers, balance=balance, maxconn=maxconn,
+        stats_socket=socket)
 
 
 def compose_config(replicas: int = 3) -> str:

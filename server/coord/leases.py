@@ -39,6 +39,18 @@ end
 return 0
 """
 
+# KEYS: owner key. ARGV: process id, ttl ms. 1 if the lease is (now) ours: taken if free, extended if
+# already ours; 0 if it names another process. `_take` in one call, so that claims pipeline.
+_CLAIM = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return 1
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
 # KEYS: owner key. ARGV: process id. 1 if deleted, 0 if the lease names someone else (or none).
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -85,6 +97,11 @@ class Leases(Periodic):
         """The rooms this process owns (leases confirmed less than `ttl` ago)."""
         now = time.monotonic()
         return frozenset(room for room, since in self._confirmed.items() if now - since < self.ttl)
+
+    @property
+    def wanted(self) -> frozenset[str]:
+        """The rooms this process claims whenever their lease is free."""
+        return frozenset(self._wanted)
 
     def holds(self, room_id: str) -> bool:
         """Whether this process owns the room."""
@@ -142,9 +159,18 @@ class Leases(Periodic):
                     await _call(self.on_acquired, room)
             else:
                 await self._lose(room)
-        for room in sorted(self._wanted - set(self._confirmed)):
-            if await self._take(room):
-                self._confirmed[room] = sent
+        claims = sorted(self._wanted - set(self._confirmed))
+        if not claims:
+            return
+        # One round trip for every claim of the pass: a process that follows rooms it does not own
+        # (its players' rooms, owned elsewhere) asks for each of them every pass.
+        taken = await self._take_many(claims)
+        for room in claims:
+            if not taken.get(room):
+                continue
+            known = room in self._confirmed  # taken by an explicit `acquire` meanwhile
+            self._confirmed[room] = sent
+            if not known:
                 await _call(self.on_acquired, room)
 
     async def close(self) -> None:
@@ -170,6 +196,10 @@ class Leases(Periodic):
     async def _renew(self, rooms: Iterable[str]) -> dict[str, bool]:
         raise NotImplementedError
 
+    async def _take_many(self, rooms: Iterable[str]) -> dict[str, bool]:
+        """`_take` of several rooms (subclasses may do it in one round trip)."""
+        return {room: await self._take(room) for room in rooms}
+
     async def _drop(self, room_id: str) -> bool:
         raise NotImplementedError
 
@@ -188,6 +218,7 @@ class RedisLeases(Leases):
         self._ttl_ms = max(1, round(ttl * 1000))
         self._renew_script = redis.register_script(_RENEW)
         self._release_script = redis.register_script(_RELEASE)
+        self._claim_script = redis.register_script(_CLAIM)
 
     async def _take(self, room_id: str) -> bool:
         key = self.keys.room_owner(room_id)
@@ -201,6 +232,15 @@ class RedisLeases(Leases):
         async with self.redis.pipeline(transaction=False) as pipe:
             for room in rooms:
                 await self._renew_script(keys=[self.keys.room_owner(room)],
+                                         args=[self.process_id, self._ttl_ms], client=pipe)
+            results: list[Any] = await pipe.execute()
+        return {room: bool(result) for room, result in zip(rooms, results, strict=True)}
+
+    async def _take_many(self, rooms: Iterable[str]) -> dict[str, bool]:
+        rooms = list(rooms)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room in rooms:
+                await self._claim_script(keys=[self.keys.room_owner(room)],
                                          args=[self.process_id, self._ttl_ms], client=pipe)
             results: list[Any] = await pipe.execute()
         return {room: bool(result) for room, result in zip(rooms, results, strict=True)}

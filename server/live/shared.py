@@ -146,16 +146,49 @@ class SharedRooms(RoomListener):
             await self._took(room)
 
     async def attach(self, room: LiveRoom) -> None:
-        """A connection is about to enter the room here: follow its changes, and be current."""
+        """A connection is about to enter the room here: follow its changes, be current, and take the
+        room whenever its lease is free (a process with connections in a room is a candidate owner)."""
         await self.start()
+        if not room.over:
+            self.coord.leases.want(room.room_id)
         if room.room_id in self.subscribed:
             return
         await self._subscribe(room)
 
     async def detach(self, room: LiveRoom) -> None:
         """A connection left the room here: stop following it when nothing here needs it."""
+        if not room.members and not room.over and self.owns(room) and self._elsewhere(room.room_id):
+            await self._hand_over(room)
         if room.members or self.owns(room) or room.room_id not in self.subscribed:
             return
+        await self._unfollow(room)
+
+    def _elsewhere(self, room_id: str) -> bool:
+        """Whether another process has connections in the room (as its last published presence says)."""
+        return any(seats or spectators for seats, spectators in self.remote.get(room_id, {}).values())
+
+    async def _hand_over(self, room: LiveRoom) -> None:
+        """The owner's last connection in the room left while another process has some (room affinity
+        at the balancer sends a room's connections to one replica, but the creator's first connection
+        landed anywhere): give the lease up, so that a process with connections there owns the room and
+        this one stops applying its changes. The release is a compare-and-delete (no two owners); the
+        others, told on the room's channel, claim it at once rather than at their next lease pass."""
+        room_id = room.room_id
+        self.coord.leases.unwant(room_id)
+        try:
+            released = await self.coord.leases.release(room_id)
+        except Exception as problem:  # Redis away: keep the room (the lease may still be ours)
+            log.warning("room %s: not handed over: %s", room_id, type(problem).__name__)
+            self.coord.leases.want(room_id)
+            return
+        self.bots.closed(room)
+        self.timers.closed(room)
+        if released and not self._alone(room_id):
+            self._outgoing.put_nowait((room_id, {"released": self.process_id}, None))
+        log.info("room handed over", extra={"fields": {"room": room_id, "process": self.process_id}})
+
+    async def _unfollow(self, room: LiveRoom) -> None:
+        """Stop following the room's changes (nothing here needs them)."""
         self.subscribed.discard(room.room_id)
         await self.coord.fanout.unsubscribe(room.room_id, self._received)
         room.stale = True  # no longer told of changes: reload before using it again
@@ -331,6 +364,9 @@ class SharedRooms(RoomListener):
         if room is None or room_id not in self.subscribed:
             return
         data = message.change
+        if "released" in data:
+            await self._claim(room)
+            return
         change = CommittedChange.from_json(data["change"])
         async with room.lock:
             newly_away: list[int] = []
@@ -352,6 +388,18 @@ class SharedRooms(RoomListener):
             self._announce(room, change)
         for seat in newly_away:
             self.timers.arm(room, seat)
+
+    async def _claim(self, room: LiveRoom) -> None:
+        """Its owner gave the room up (`_hand_over`): take it now if this process wants it."""
+        if room.over or room.room_id not in self.coord.leases.wanted or self.owns(room):
+            return
+        try:
+            taken = await self.coord.leases.acquire(room.room_id)
+        except Exception:
+            return  # the lease passes claim it later
+        if taken:
+            log.info("room taken over", extra={"fields": {"room": room.room_id, "process": self.process_id}})
+            await self._took(room)
 
     async def _reload(self, room: LiveRoom) -> None:
         try:
@@ -464,6 +512,7 @@ class SharedRooms(RoomListener):
             await asyncio.sleep(RECONCILE_SECONDS)
             if not any(self.remote.values()):
                 continue
+            await self._hand_over_idle()
             try:
                 alive = set(await self.coord.registry.alive())
             except Exception:
@@ -480,6 +529,17 @@ class SharedRooms(RoomListener):
                     self._announce(room, CommittedChange(room_id, room.version, stored=False))
                 for seat in newly_away:
                     self.timers.arm(room, seat)
+
+    async def _hand_over_idle(self) -> None:
+        """Rooms owned here with no connection here while another process has some (e.g. taken over
+        at a failover by a process that only had the room in memory): hand them over (see `detach`)."""
+        for room_id in list(self.remote):
+            room = self.registry.held(room_id)
+            if room is not None and not room.members and self.owns(room) and self._elsewhere(room_id):
+                try:
+                    await self.detach(room)
+                except Exception:
+                    log.exception("room %s: hand-over failed", room_id)
 
     def _spawn(self, coroutine: Any) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)

@@ -12,11 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis.asyncio
+from conftest import eventually
 
 from server.bots import get_bot
-from server.client import WhistClient
+from server.client import WhistClient, room_url
 from server.cluster import Cluster, compose_config
 from server.cluster.processes import HAPROXY, http_json, pid_alive, wait_until
+from server.store.keys import Keys
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = get_bot("random")
@@ -48,6 +51,53 @@ def test_health_through_the_balancer_reaches_both_replicas(cluster: Cluster) -> 
         assert report["store"] == "redis" and report["status"] == "ok"
     status = cluster.balancer_status()
     assert set(status) == {"r1", "r2"} and all(value.startswith("UP") for value in status.values()), status
+
+
+def test_requests_that_name_a_room_always_reach_its_replica_and_rooms_spread_over_replicas(
+    cluster: Cluster,
+) -> None:
+    homes: dict[str, str] = {}
+    for number in range(24):
+        room = f"room{number}"
+        answers = {http_json(f"{cluster.url}health?room={room}")[1]["replica"] for _ in range(4)}
+        assert len(answers) == 1, f"{room} reached {answers}"
+        homes[room] = answers.pop()
+    assert set(homes.values()) == {"r1", "r2"}, homes
+
+
+async def test_a_room_created_on_one_replica_moves_to_the_replica_its_connections_name(
+    cluster: Cluster,
+) -> None:
+    # Created through r1 directly; its id must hash to r2 (else another room is made).
+    direct = f"ws://{cluster.replicas[0].host}:{cluster.replicas[0].port}/ws"
+    first = await WhistClient.connect(direct, name="Alice", binary=True)
+    for _ in range(30):
+        await first.create_room("solo-whist", seat=0, session={"deals": 1}, bot="random", listed=False)
+        assert first.room_id is not None and first.token is not None
+        if http_json(f"{cluster.url}health?room={first.room_id}")[1]["replica"] == "r2":
+            break
+    room_id, token = first.room_id, first.token
+    keys, store = Keys(), redis.asyncio.Redis.from_url(cluster.store)
+    try:
+        assert (await store.get(keys.room_owner(room_id))).decode().startswith("r1:")
+        # The player reconnects naming the room (the balancer: r2), resumes there, leaves r1.
+        async with await WhistClient.connect(room_url(cluster.ws_url, room_id), name="Alice",
+                                             binary=True) as client:
+            await client.resume(room_id, token)
+            await first.close()
+
+            async def moved() -> bool:
+                owner = await store.get(keys.room_owner(room_id))
+                followers = (await store.pubsub_numsub(keys.room_changes(room_id)))[0][1]
+                return owner is not None and owner.decode().startswith("r2:") and followers == 1
+
+            await eventually(moved, what="r2 owns the room and alone follows it")
+            # The bots of the other seats now run on r2, and the deal is played to its end.
+            await client.start()
+            final = await client.play_until_session_over(RANDOM, timeout=120)
+            assert final["session_over"] and final["played_deals"] == 1
+    finally:
+        await store.aclose()
 
 
 def test_the_web_client_is_served_through_the_balancer(cluster: Cluster) -> None:

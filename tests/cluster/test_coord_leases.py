@@ -119,3 +119,18 @@ def test_lease_keys_carry_the_rooms_hash_tag() -> None:
     keys = Keys("whist:")
     for key in (keys.room_owner("ab12"), keys.room_changes("ab12"), keys.room_presence("ab12")):
         assert key.startswith("whist:{room:ab12}:")
+
+
+async def test_one_pass_claims_every_free_wanted_room_and_no_held_one(make_coord: MakeCoord) -> None:
+    a, b = make_coord("A"), make_coord("B")
+    taken: list[str] = []
+    b.leases.on_acquired = taken.append
+    assert await a.leases.acquire("room1")
+    for room in ("room1", "room2", "room3"):
+        b.leases.want(room)
+    await b.leases.tick()
+    assert sorted(taken) == ["room2", "room3"]
+    assert b.leases.held == {"room2", "room3"}
+    assert await b.leases.owner("room1") == "A"
+    await b.leases.tick()
+    assert sorted(taken) == ["room2", "room3"], "rooms already held are renewed, not taken again"

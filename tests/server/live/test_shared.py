@@ -101,3 +101,42 @@ async def test_only_the_owner_runs_bots_and_a_player_connected_elsewhere_keeps_t
     await b.disconnect(guest)
     await eventually(lambda: any(event == {"type": "bot_took_over", "seat": 1} for message in host.pushed
                                  for event in message.get("events", [])), what="bot took over seat 1")
+
+
+async def test_an_owner_whose_last_connection_left_hands_the_room_to_the_process_with_the_players(
+    two: tuple[Tables, Tables],
+) -> None:
+    # Room affinity: the host created the room through A, then everyone (the host again, with the
+    # seat token) is on B. A then no longer has a stake in the room: B must own it, A stop following.
+    a, b = two
+    host = Peer("Ann")
+    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,
+                         session={"deals": 1}, bot="random", grace_seconds=30.0)  # type: ignore[arg-type]
+    created = await a.create_room(host, request)
+    room_id, token = str(created["room_id"]), str(created["token"])
+    guests = [Peer(f"G{seat}") for seat in (1, 2, 3)]
+    for seat, guest in zip((1, 2, 3), guests, strict=True):
+        await b.join(guest, room_id, seat)
+    assert a.shared.owns(a.rooms[room_id]) and not b.shared.owns(b.rooms[room_id])
+    await a.start(host)
+    await eventually(lambda: b.rooms[room_id].version == a.rooms[room_id].version, what="B current")
+    # The host resumes through B first (no moment without a connection on the seat), then leaves A.
+    host_again = Peer("Ann")
+    await b.resume(host_again, room_id, token)
+    await eventually(lambda: bool(a.shared.remote.get(room_id, {}).get("B", (frozenset(), 0))[0] & {0}),
+                     what="A hears that B holds seat 0")
+    await a.disconnect(host)
+    await eventually(lambda: b.shared.owns(b.rooms[room_id]), what="B owns the room")
+    assert not a.shared.owns(a.rooms[room_id])
+    assert room_id not in a.shared.subscribed, "A follows the room no more"
+    # Nobody went to a bot, and the game goes on through B alone.
+    room = b.rooms[room_id]
+    assert not any(facts.bot_playing(room.table, seat, time.monotonic()) for seat in range(4))
+    assert room.table.session is not None
+    deal = room.table.session.deal
+    seat = min(deal.to_act())
+    players = {0: host_again, 1: guests[0], 2: guests[1], 3: guests[2]}
+    before = room.version
+    await b.act(players[seat], deal.legal_actions(seat)[0], seat)
+    assert room.version == before + 1
+    assert a.rooms[room_id].version == before, "A, no longer following, did not apply it"
