@@ -30,10 +30,10 @@ VETO = 0.3
 #: Per ruleset, the threshold for misère calls instead (0: never vetoed). The greedy playout does not
 #: tell a misère that will be made from one that will not, and passing is no safe option: it mostly
 #: hands the opponents a contract (in `belge-club` an emballage whose defenders lose 8 each). Finishing
-#: both branches with four heuristic bots, calling beat passing on the misères this veto removed:
-#: `belge-club` +8.5 [+4.0, +13.1] points (2v2 team measure) over 58 vetoes in 917 deals, `couleur`
-#: +7.5 [+2.2, +12.8] over 21 vetoes in 328 deals (docs/bots.md, "The belge-club weak spot").
-#: `solo-whist` keeps the veto: not measured.
+#: both branches with four heuristic bots (`bench/veto_value.py`), calling beat passing on the petites
+#: misères this veto removed: `belge-club` +8.5 [+4.0, +13.1] points (2v2 measure) over 58 vetoes in 916
+#: deals, `couleur` +9.9 [+5.5, +14.2] over 41 in 648 (docs/bots.md, "The belge-club weak spot").
+#: `solo-whist` keeps the veto: it removed one misère in 459 deals.
 MISERE_VETO = {"belge-club": 0.0, "couleur": 0.0}
 
 _MISERES = {"misere", "petite-misere", "grande-misere", "misere-etalee", "spread-misere",
