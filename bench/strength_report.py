@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `bench.oracle`, for its fingerprint
+
 from server.bots.match import (
     DealResult,
     code_fingerprint,
