@@ -1,11 +1,13 @@
 """The report of the strength runs of bench/strength.sh: every figure docs/bots.md gives.
 
-For each results file (`bench/runs/*.jsonl`, written by `python -m server.bots.match --results`) it
-takes the deals 0..K-1 recorded without a gap and prints the match tool's summary of them; then, per
+For each results file (`bench/results/runs/*.jsonl`, written by `python -m server.bots.match --results`)
+it takes the deals 0..K-1 recorded without a gap *by the current code* (the lines whose code fingerprint
+is the current one: `server.bots.match.code_fingerprint`; the others are counted and ignored) and prints
+the match tool's summary of them; then, per
 ruleset, how much of the heuristic-to-oracle gap the expert closes in 2v2, on the deals both runs have:
 (expert - heuristic) / (oracle - heuristic), the differences in points per deal and seat.
 
-    .venv/bin/python bench/strength_report.py [bench/runs] [--json FILE] [--markdown]
+    .venv/bin/python bench/strength_report.py [bench/results/runs] [--json FILE] [--markdown]
 
 `--markdown` prints the tables of docs/bots.md instead of the match tool's plain reports.
 """
@@ -19,9 +21,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from server.bots.match import DealResult, format_summary, load_results, summarize
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `bench.oracle`, for its fingerprint
 
-RULESETS = ("solo-whist", "couleur", "belge-club")
+from server.bots.match import (
+    DealResult,
+    code_fingerprint,
+    format_summary,
+    load_results,
+    stale_deals,
+    summarize,
+)
+
+RULESETS = ("solo-whist", "couleur", "belge-club", "whist")
+#: The match tool's default budget, which bench/strength.sh keeps.
+BUDGET_MS = 20.0
 
 
 def _ci(figure: dict[str, float]) -> str:
@@ -31,17 +44,17 @@ def _ci(figure: dict[str, float]) -> str:
 def markdown(summaries: dict[str, Any]) -> str:
     """The strength tables of docs/bots.md."""
     lines = ["| ruleset | mode | deals | tables | expert, points per deal and seat "
-             "| expert - heuristic (95% CI) | expert CPU p50 / p99 |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+             "| expert - heuristic (95% CI) | expert CPU p99 | deals of older code ignored |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for ruleset in RULESETS:
         for mode in ("2v2", "1v3"):
             s = summaries.get(f"{ruleset}-expert-heuristic-{mode}")
             if not s:
                 continue
-            t = s["decision_ms"]["expert"]
+            t = s["decision_ms"].get("expert", {"cpu_p99": 0.0})
             lines.append(f"| {ruleset} | {mode} | {s['deals']} | {s['tables']} | "
                          f"{_ci(s['points_per_deal']['expert'])} | **{_ci(s['difference'])}** | "
-                         f"{t['cpu_p50']:.2f} / {t['cpu_p99']:.0f} ms |")
+                         f"{t['cpu_p99']:.0f} ms | {s['stale_deals']} |")
     lines += ["", "| ruleset | deals (2v2) | expert - heuristic | oracle - heuristic (95% CI) "
               "| share of the gap closed |", "| --- | ---: | ---: | ---: | ---: |"]
     for ruleset in RULESETS:
@@ -75,7 +88,7 @@ def markdown(summaries: dict[str, Any]) -> str:
 def contiguous(results: list[DealResult]) -> list[DealResult]:
     """The results of deals 0..K-1 for the largest K with none missing."""
     by_index = {r.index: r for r in results}
-    kept = []
+    kept: list[DealResult] = []
     while len(kept) in by_index:
         kept.append(by_index[len(kept)])
     return kept
@@ -84,7 +97,7 @@ def contiguous(results: list[DealResult]) -> list[DealResult]:
 def main() -> int:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", nargs="?", default="bench/runs")
+    parser.add_argument("directory", nargs="?", default="bench/results/runs")
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
@@ -97,9 +110,11 @@ def main() -> int:
             continue
         key = json.loads(first)["match"]
         ruleset, bot_a, bot_b, mode, prefix, _rules = json.loads(key)
-        results = contiguous(load_results(path, key))
+        code = code_fingerprint(key, BUDGET_MS, (bot_a, bot_b))
+        results = contiguous(load_results(path, key, code))
         summary = summarize(results, bot_a, bot_b)
-        summary.update(ruleset=ruleset, mode=mode, bots=[bot_a, bot_b], prefix=prefix)
+        summary.update(ruleset=ruleset, mode=mode, bots=[bot_a, bot_b], prefix=prefix, code=code,
+                       stale_deals=stale_deals(path, key, code))
         summaries[path.stem] = summary
         runs[(ruleset, bot_a.split(":")[-1], mode)] = results
         print(format_summary(summary, f"== {path.name}: {ruleset}, {mode}, A = {bot_a}, B = {bot_b}, "

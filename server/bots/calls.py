@@ -4,11 +4,12 @@ For a call that would make this seat play alone (a solo, an abondance or abundan
 chelem), the bot draws weighted deals of the hidden cards (`worlds.py`), plays each one out with the
 contract the call would give (`solver.greedy_playout`: every hand seen, simple greedy play; exact search
 of 13 cards is out of reach in pure Python), and estimates how often the contract is made. A call whose
-estimated chance is below `VETO` is replaced by a pass. Trump is named by the same simulation: the suit
-in which the playouts give this seat's side the best mean points, with the seat the contract makes lead.
-Team calls (proposals, acceptances, raises) stay with the heuristic bidder: the partner is not known when
-they are made. So does the club bouche-trou's trump (RULES.md §3): there the greedy playouts named
-another suit in a third of the trous, with no more trous made (docs/bots.md).
+estimated chance is below `VETO` is replaced by a pass (misères: `MISERE_VETO` per ruleset). Trump is
+named by the same simulation: the suit in which the playouts give this seat's side the best mean points,
+with the seat the contract makes lead. Team calls (proposals, acceptances, raises) stay with the
+heuristic bidder: the partner is not known when they are made. So does the club bouche-trou's trump
+(RULES.md §3): there the greedy playouts named another suit in a third of the trous, with no more trous
+made (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ View = Mapping[str, Any]
 
 #: A lone call whose simulated chance of being made is below this is not made.
 VETO = 0.3
+#: Per ruleset, the threshold for misère calls instead (0: never vetoed). The greedy playout does not
+#: tell a misère that will be made from one that will not, and passing is no safe option: it mostly
+#: hands the opponents a contract (in `belge-club` an emballage whose defenders lose 8 each). Finishing
+#: both branches with four heuristic bots (`bench/veto_value.py`), calling beat passing on the petites
+#: misères this veto removed: `belge-club` +8.5 [+4.0, +13.1] points (2v2 measure) over 58 vetoes in 916
+#: deals, `couleur` +9.9 [+5.5, +14.2] over 41 in 648 (docs/bots.md, "The belge-club weak spot").
+#: `solo-whist` keeps the veto: it removed one misère in 459 deals.
+MISERE_VETO = {"belge-club": 0.0, "couleur": 0.0}
 
 _MISERES = {"misere", "petite-misere", "grande-misere", "misere-etalee", "spread-misere",
             "petite-misere-etalee", "grande-misere-etalee"}
@@ -42,6 +51,9 @@ def choose_call(view: View, seed: str, fallback: str, worlds: WorldSource) -> st
     if spec is None:
         return None
     trump, level, declarer_leads = spec
+    threshold = MISERE_VETO.get(str(view.get("ruleset")), VETO) if level == 0 else VETO
+    if threshold <= 0:
+        return fallback
     seat = int(view["seat"])
     made = 0.0
     total = 0
@@ -50,7 +62,7 @@ def choose_call(view: View, seed: str, fallback: str, worlds: WorldSource) -> st
         ok = taken == level if level <= 1 else taken >= level
         made += world.weight * ok
         total += world.weight
-    if total and made / total < VETO:
+    if total and made / total < threshold:
         return "pass"
     return fallback
 

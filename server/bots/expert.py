@@ -32,8 +32,9 @@ EXACT_TRICKS = 6
 #: Deals of the hidden cards searched per decision, and the pool they are drawn from by weight.
 SAMPLES = 10
 POOL = 30
-#: Solver nodes per decision (about 0.15 s of CPU in pure Python on the benchmark machine).
-NODE_BUDGET = 32_000
+#: Solver nodes per decision (about 0.1-0.25 s of CPU in pure Python on the benchmark machine, by load;
+#: 32,000 gave a CPU p99 of 312 ms over every decision of 20 couleur deals on the loaded 2-core machine).
+NODE_BUDGET = 24_000
 
 
 class ExpertBot:

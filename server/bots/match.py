@@ -21,11 +21,19 @@ deal is appended to FILE (JSON lines) as soon as its chunk is done, and a run gi
 skips the deals already there: long runs can be stopped and resumed, and the report covers them all.
 Each deal is scored on its own (multiplier 1): the doubling after a tour de passe belongs to a session,
 not to a duplicate deal.
+
+Every line of a results file carries the fingerprint of the code that decided it (`code_fingerprint`:
+a digest of the source of `server/bots/`, `server/rules/`, `seeds/`, of the module of a bot loaded by
+`module:Class`, and of the match settings). Only the deals whose fingerprint is the current code's are
+counted or skipped; the others are ignored (and played again), and the report says how many, so runs
+accumulate across sessions without mixing the results of different code.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.util
 import json
 import math
 import statistics
@@ -33,7 +41,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -60,6 +68,31 @@ class TableResult:
     decision_ns: dict[str, list[int]]  # bot name -> decision times (wall clock)
     decision_cpu_ns: dict[str, list[int]] = field(default_factory=dict)  # the same, in CPU time of the thread
     illegal: int = 0
+
+    def to_record(self) -> dict[str, Any]:
+        """The table as a results-file entry: small, so that long runs can be committed. Only the CPU
+        times of the decisions that took at least `SLOW_NS` are kept (rounded to 0.1 ms), with the
+        count of the others: every percentile above their share (p99 for any bot) stays exact."""
+        cpu: dict[str, list[Any]] = {}
+        for name, times in self.decision_cpu_ns.items():
+            slow = sorted(round(ns / 1e5) / 10 for ns in times if ns >= SLOW_NS)
+            cpu[name] = [len(times) - len(slow), slow]
+        return {"lineup": list(self.lineup), "points": self.points, "contract": self.contract,
+                "declarers": self.declarers, "team": self.team, "cpu": cpu}
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> TableResult:
+        """A table read back from a results file (the fast decisions count as 0 ms; no wall times)."""
+        if "cpu" not in data:  # the older, full format
+            return cls(**{**data, "lineup": tuple(data["lineup"])})
+        cpu = {str(name): [0] * int(fast) + [round(ms * 1e6) for ms in slow]
+               for name, (fast, slow) in data["cpu"].items()}
+        return cls(tuple(data["lineup"]), list(data["points"]), data["contract"], list(data["declarers"]),
+                   bool(data["team"]), {}, cpu)
+
+
+#: Decisions at least this slow (CPU time) keep their time in a results file.
+SLOW_NS = 1_000_000
 
 
 @dataclass
@@ -128,10 +161,11 @@ def run_match(ruleset: str, bot_a: str, bot_b: str, deals: int, mode: str = "2v2
         raise ValueError(f"unknown mode {mode!r}; choose {', '.join(MODES)}")
     indices = list(range(start, start + deals))
     key = match_key(ruleset, bot_a, bot_b, mode, prefix, house_rules)
+    code = code_fingerprint(key, budget_ms, (bot_a, bot_b))
     done: dict[int, DealResult] = {}
     if results_path is not None:
         wanted = set(indices)
-        done = {r.index: r for r in load_results(results_path, key) if r.index in wanted}
+        done = {r.index: r for r in load_results(results_path, key, code) if r.index in wanted}
     todo = [i for i in indices if i not in done]
     work = [(ruleset, todo[k:k + CHUNK], prefix, mode, bot_a, bot_b, house_rules, budget_ms)
             for k in range(0, len(todo), CHUNK)]
@@ -140,7 +174,9 @@ def run_match(ruleset: str, bot_a: str, bot_b: str, deals: int, mode: str = "2v2
         if results_path is not None:
             with open(results_path, "a", encoding="utf-8") as handle:
                 for result in chunk:
-                    handle.write(json.dumps({"match": key, **asdict(result)}, separators=(",", ":")) + "\n")
+                    line = {"match": key, "code": code, "index": result.index,
+                            "tables": [table.to_record() for table in result.tables]}
+                    handle.write(json.dumps(line, separators=(",", ":")) + "\n")
         done.update((r.index, r) for r in chunk)
 
     if jobs <= 1:
@@ -159,13 +195,57 @@ def match_key(ruleset: str, bot_a: str, bot_b: str, mode: str, prefix: str,
     return json.dumps([ruleset, bot_a, bot_b, mode, prefix, dict(house_rules or {})], sort_keys=True)
 
 
-def load_results(path: str | Path, key: str) -> list[DealResult]:
-    """The deals recorded in a results file for the match `key` (none if the file does not exist).
+#: What decides the play of a deal, besides the bots' own modules: relative to the repository root.
+CODE_DIRS = ("server/bots", "server/rules", "seeds")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def source_digest(root: Path = ROOT, dirs: Sequence[str] = CODE_DIRS, extra: Sequence[Path] = ()) -> str:
+    """A digest of every file under `dirs` (and of the `extra` files): their paths and contents."""
+    digest = hashlib.sha256()
+    files = sorted(p for d in dirs for p in (root / d).rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+    for path in [*files, *sorted(extra)]:
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def bot_module_files(bots: Sequence[str]) -> list[Path]:
+    """The source files of bots loaded by `module:Class` (a registered bot lives in server/bots/)."""
+    files = []
+    for spec in bots:
+        if ":" in spec:
+            found = importlib.util.find_spec(spec.partition(":")[0])
+            if found is not None and found.origin:
+                files.append(Path(found.origin))
+    return files
+
+
+def code_fingerprint(key: str, budget_ms: float, bots: Sequence[str], root: Path = ROOT) -> str:
+    """The fingerprint a results line carries: the code that decides, plus the match settings."""
+    code = source_digest(root, extra=bot_module_files(bots))
+    return hashlib.sha256(json.dumps([code, key, budget_ms]).encode()).hexdigest()[:16]
+
+
+def load_results(path: str | Path, key: str, code: str | None = None) -> list[DealResult]:
+    """The deals recorded in a results file for the match `key` (none if the file does not exist);
+    with `code`, only those whose code fingerprint is `code` (see `stale_deals` for the others).
 
     Raises ValueError when the file holds deals of another match, or a line that is not a result."""
+    return _read_results(path, key, code)[0]
+
+
+def stale_deals(path: str | Path, key: str, code: str) -> int:
+    """How many deals of the results file were played by other code (or settings): ignored."""
+    return _read_results(path, key, code)[1]
+
+
+def _read_results(path: str | Path, key: str, code: str | None) -> tuple[list[DealResult], int]:
     results: list[DealResult] = []
+    stale = 0
     if not Path(path).exists():
-        return results
+        return results, stale
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -174,11 +254,14 @@ def load_results(path: str | Path, key: str) -> list[DealResult]:
                 data = json.loads(line)
                 if data["match"] != key:
                     raise ValueError(f"{path}:{number} holds a deal of another match ({data['match']})")
-                tables = [TableResult(**{**t, "lineup": tuple(t["lineup"])}) for t in data["tables"]]
+                if code is not None and data.get("code") != code:
+                    stale += 1  # another version of the code played it: it does not count
+                    continue
+                tables = [TableResult.from_record(t) for t in data["tables"]]
                 results.append(DealResult(int(data["index"]), tables))
             except (KeyError, TypeError, json.JSONDecodeError) as error:
                 raise ValueError(f"{path}:{number} is not a deal result: {error}") from error
-    return results
+    return results, stale
 
 
 # -------------------------------------------------------------------- the report
@@ -251,11 +334,7 @@ def summarize(results: Sequence[DealResult], bot_a: str, bot_b: str) -> dict[str
                             for name, v in per_deal.items() if v},
         "difference": dict(zip(("mean", "ci_low", "ci_high"), mean_ci(diffs), strict=True)),
         "contracts": {},
-        "decision_ms": {name: {"decisions": len(ns), "p50": percentile(ns, 50) / 1e6,
-                               "p99": percentile(ns, 99) / 1e6, "max": max(ns) / 1e6,
-                               "cpu_p50": percentile(cpu_times[name], 50) / 1e6,
-                               "cpu_p99": percentile(cpu_times[name], 99) / 1e6}
-                        for name, ns in times.items() if ns},
+        "decision_ms": {name: _times(times[name], ns) for name, ns in cpu_times.items() if ns},
     }
     for label, by_name in contracts.items():
         bid = sum(e["bid"] for e in by_name.values())
@@ -266,6 +345,16 @@ def summarize(results: Sequence[DealResult], bot_a: str, bot_b: str) -> dict[str
                             for name, e in sorted(by_name.items())},
         }
     return summary
+
+
+def _times(wall: Sequence[int], cpu: Sequence[int]) -> dict[str, float]:
+    """Decision times in ms; deals read back from a results file keep no wall-clock times (then the
+    wall figures cover only the deals played in this run) and count their fast decisions as 0 ms."""
+    figures = {"decisions": float(len(cpu)), "cpu_p50": percentile(cpu, 50) / 1e6,
+               "cpu_p99": percentile(cpu, 99) / 1e6, "cpu_max": max(cpu) / 1e6}
+    if wall:
+        figures.update(p50=percentile(wall, 50) / 1e6, p99=percentile(wall, 99) / 1e6, max=max(wall) / 1e6)
+    return figures
 
 
 def format_summary(summary: Mapping[str, Any], header: str) -> str:
@@ -283,9 +372,14 @@ def format_summary(summary: Mapping[str, Any], header: str) -> str:
         for name, e in c["by_contract"].items():
             lines.append(f"    {name:<24} {e['bid']:>6} made {e['made']:>6} ({100 * e['made_rate']:.1f}%)")
     for name, t in summary["decision_ms"].items():
-        lines.append(f"decision time {name}: p50 {t['p50']:.3f} ms  p99 {t['p99']:.3f} ms  "
-                     f"max {t['max']:.3f} ms  (CPU time: p50 {t['cpu_p50']:.3f} ms  "
-                     f"p99 {t['cpu_p99']:.3f} ms; {t['decisions']} decisions)")
+        wall = (f"p50 {t['p50']:.3f} ms  p99 {t['p99']:.3f} ms  max {t['max']:.3f} ms  " if "p50" in t
+                else "")
+        lines.append(f"decision time {name}: {wall}(CPU time: p50 {t['cpu_p50']:.3f} ms  "
+                     f"p99 {t['cpu_p99']:.3f} ms  max {t['cpu_max']:.3f} ms; "
+                     f"{int(t['decisions'])} decisions)")
+    if summary.get("stale_deals"):
+        lines.append(f"ignored: {summary['stale_deals']} deals of the results file played by other code "
+                     f"or settings (fingerprint {summary.get('code')})")
     return "\n".join(lines)
 
 
@@ -317,7 +411,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    key = match_key(args.ruleset, args.bots[0], args.bots[1], args.mode, args.prefix, house_rules)
+    code = code_fingerprint(key, args.budget_ms, args.bots)
     try:
+        stale = stale_deals(args.results_path, key, code) if args.results_path else 0
         results = run_match(args.ruleset, args.bots[0], args.bots[1], args.deals, args.mode, args.prefix,
                             house_rules, args.jobs, args.budget_ms, args.start, args.results_path)
     except ValueError as error:
@@ -325,7 +422,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     summary = summarize(results, args.bots[0], args.bots[1])
     summary.update(ruleset=args.ruleset, mode=args.mode, bots=list(args.bots), prefix=args.prefix,
-                   house_rules=house_rules, start=args.start, seconds=round(time.perf_counter() - started, 1))
+                   house_rules=house_rules, start=args.start, seconds=round(time.perf_counter() - started, 1),
+                   code=code, stale_deals=stale)
     header = (f"{args.ruleset}, {args.mode}: A = {args.bots[0]}, B = {args.bots[1]}, deals {args.start}.."
               f"{args.start + args.deals - 1} (prefix {args.prefix!r}), {summary['seconds']} s")
     print(format_summary(summary, header))

@@ -8,7 +8,21 @@ from pathlib import Path
 import pytest
 from bots_helpers import RULESETS
 
-from server.bots.match import MODES, main, mean_ci, percentile, play_deal, run_match, summarize
+from server.bots.match import (
+    MODES,
+    bot_module_files,
+    code_fingerprint,
+    load_results,
+    main,
+    match_key,
+    mean_ci,
+    percentile,
+    play_deal,
+    run_match,
+    source_digest,
+    stale_deals,
+    summarize,
+)
 
 
 def test_every_seat_of_every_deal_is_played_by_each_bot() -> None:
@@ -93,3 +107,73 @@ def test_a_results_file_resumes_a_run_and_refuses_another_match(tmp_path: Path,
             "--results", str(path)]
     assert main(argv) == 2
     assert "another match" in capsys.readouterr().err
+
+
+def test_the_code_fingerprint_follows_the_deciding_source_and_the_settings(tmp_path: Path) -> None:
+    for name, text in (("server/bots/bot.py", "A = 1\n"), ("server/rules/rules.py", "B = 2\n"),
+                       ("seeds/game.toml", "c = 3\n"), ("docs/bots.md", "text\n")):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    key = match_key("couleur", "expert", "heuristic", "2v2", "duplicate", {})
+    first = code_fingerprint(key, 20.0, ["expert", "heuristic"], root=tmp_path)
+    (tmp_path / "docs/bots.md").write_text("other text\n")  # not code that decides: same fingerprint
+    (tmp_path / "server/bots/__pycache__").mkdir()
+    (tmp_path / "server/bots/__pycache__/bot.cpython-311.pyc").write_bytes(b"compiled")
+    assert code_fingerprint(key, 20.0, ["expert", "heuristic"], root=tmp_path) == first
+    for name in ("server/bots/bot.py", "server/rules/rules.py", "seeds/game.toml"):
+        before = source_digest(tmp_path)
+        (tmp_path / name).write_text((tmp_path / name).read_text() + "# changed\n")
+        assert source_digest(tmp_path) != before, name
+    changed = code_fingerprint(key, 20.0, ["expert", "heuristic"], root=tmp_path)
+    assert changed != first
+    # The settings count too: the budget, and the match itself.
+    assert code_fingerprint(key, 50.0, ["expert", "heuristic"], root=tmp_path) != changed
+    other = match_key("couleur", "expert", "heuristic", "1v3", "duplicate", {})
+    assert code_fingerprint(other, 20.0, ["expert", "heuristic"], root=tmp_path) != changed
+    # A bot loaded by module:Class brings its module's source.
+    assert [p.as_posix().endswith("server/bots/base.py")
+            for p in bot_module_files(["server.bots.base:RandomBot", "heuristic"])] == [True]
+
+
+def test_deals_played_by_other_code_are_ignored_counted_and_played_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "run.jsonl"
+    whole = run_match(RULESETS[0], "heuristic", "random", 5, "2v2", "fingerprint")
+    run_match(RULESETS[0], "heuristic", "random", 5, "2v2", "fingerprint", results_path=path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    key = lines[0]["match"]
+    code = code_fingerprint(key, 20.0, ["heuristic", "random"])
+    assert {line["code"] for line in lines} == {code}
+    # Deals 1 and 3 as if recorded by an older version of the code: they must not count.
+    for line in lines:
+        if line["index"] in (1, 3):
+            line["code"] = "0123456789abcdef"
+            line["tables"][0]["points"] = [999, 999, 999, 999]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert stale_deals(path, key, code) == 2
+    assert sorted(r.index for r in load_results(path, key, code)) == [0, 2, 4]
+    resumed = run_match(RULESETS[0], "heuristic", "random", 5, "2v2", "fingerprint", results_path=path)
+    assert len(path.read_text().splitlines()) == 7  # deals 1 and 3 played again, appended
+    assert [[t.points for t in d.tables] for d in resumed] == [[t.points for t in d.tables] for d in whole]
+    argv = ["--ruleset", RULESETS[0], "--bots", "heuristic", "random", "--deals", "5", "--prefix",
+            "fingerprint", "--results", str(path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "deals: 5 " in out and "ignored: 2 deals" in out
+
+
+def test_a_results_line_is_small_and_keeps_the_slow_decision_times(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    played = run_match(RULESETS[0], "heuristic", "random", 4, "1v3", "compact", results_path=path)
+    key = json.loads(path.read_text().splitlines()[0])["match"]
+    read = load_results(path, key, code_fingerprint(key, 20.0, ["heuristic", "random"]))
+    for before, after in zip(played, read, strict=True):
+        for table, back in zip(before.tables, after.tables, strict=True):
+            assert back.points == table.points
+            assert (back.contract, back.declarers) == (table.contract, table.declarers)
+            for name, times in table.decision_cpu_ns.items():
+                assert len(back.decision_cpu_ns[name]) == len(times)
+                slow = sorted(t for t in times if t >= 1_000_000)
+                kept = sorted(t for t in back.decision_cpu_ns[name] if t > 0)
+                assert [round(t / 1e5) for t in kept] == [round(t / 1e5) for t in slow]
+    assert max(len(line) for line in path.read_text().splitlines()) < 1500
