@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
 from . import protocol
@@ -42,6 +42,9 @@ HARD_MAX_FRAME = 1024 * 1024
 MAX_STRIKES = 30
 STRIKE_WINDOW = 10.0
 OUTBOX_LIMIT = 5000
+# A frame is written at once while the connection's write buffer holds less than this (websockets' own
+# high-water mark); past it frames wait in the outbox, sent one by one as the client reads.
+DIRECT_WRITE_LIMIT = 32 * 1024
 # New rooms one connection may open (create_room, daily) per NEW_ROOM_WINDOW seconds: every room is
 # kept (a waiting one in memory and in the lobby), so one client must not make thousands.
 MAX_NEW_ROOMS = 10
@@ -111,7 +114,16 @@ class Connection:
             return
         if message.get("type") == "error":
             self.app.metrics.count_error(str(message.get("code")))
-        self.outbox.put_nowait(protocol.encode_frame(message, self.binary))
+        frame = protocol.encode_frame(message, self.binary)
+        transport = self.websocket.transport
+        if (self.outbox.empty() and transport is not None
+                and transport.get_write_buffer_size() < DIRECT_WRITE_LIMIT):
+            # Nothing waits before it and the socket takes data: write it now, in order, without a
+            # queue and a task switch per frame (most frames of a busy server go this way). A closed
+            # connection is skipped, as `send` would have raised ConnectionClosed.
+            broadcast((self.websocket,), frame)
+            return
+        self.outbox.put_nowait(frame)
 
     async def write_loop(self) -> None:
         """Send queued frames in order."""
