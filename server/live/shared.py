@@ -250,23 +250,38 @@ class SharedRooms(RoomListener):
         return {"seats": sorted(facts.local_seats(table)), "spectators": table.presence.spectators}
 
     async def _publish_loop(self) -> None:
-        """One sender, so that a room's changes leave in the order they were committed."""
+        """One sender, so that a room's changes leave in the order they were committed. What queued up
+        meanwhile goes out together: the changes between two presence updates in one pipeline."""
         while True:
-            room_id, payload, seat_change = await self._outgoing.get()
+            batch = [await self._outgoing.get()]
+            while not self._outgoing.empty():
+                batch.append(self._outgoing.get_nowait())
+            changes: list[tuple[str, JSON]] = []
             try:
-                if seat_change is not None:
-                    kind, seat = seat_change
-                    if kind == "arrived":
-                        await self.coord.presence.connect(room_id, seat)
-                    else:
-                        await self.coord.presence.disconnect(room_id, seat)
-                if payload:
-                    await self.coord.fanout.publish(room_id, payload)
+                for room_id, payload, seat_change in batch:
+                    if seat_change is not None:
+                        await self._publish(changes)
+                        kind, seat = seat_change
+                        if kind == "arrived":
+                            await self.coord.presence.connect(room_id, seat)
+                        else:
+                            await self.coord.presence.disconnect(room_id, seat)
+                    if payload:
+                        changes.append((room_id, payload))
+                await self._publish(changes)
             except Exception as problem:  # Redis away: receivers catch up on their next change/resync
-                log.warning("publish failed", extra={"fields": {"room": room_id,
+                log.warning("publish failed", extra={"fields": {"rooms": sorted({item[0] for item in batch}),
                                                                "error": type(problem).__name__}})
             finally:
-                self._outgoing.task_done()
+                for _ in batch:
+                    self._outgoing.task_done()
+
+    async def _publish(self, changes: list[tuple[str, JSON]]) -> None:
+        """Publish the changes gathered so far, in order, and forget them."""
+        if changes:
+            batch = changes.copy()
+            changes.clear()
+            await self.coord.fanout.publish_many(batch)
 
     # ---------------------------------------------------------------- receiving
 
