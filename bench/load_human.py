@@ -365,7 +365,8 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int) ->
     }))
     await asyncio.gather(*(table.close() for table in tables))
     _, relay_url, floor_seconds, payload = pipe.recv()
-    pipe.send(("floor", await relay_floor(relay_url, numbers, floor_seconds, payload, rng)))
+    floor = await relay_floor(relay_url, numbers, floor_seconds, payload, rng) if relay_url else []
+    pipe.send(("floor", floor))
 
 
 def receive(pipes: list[Connection], expected: str) -> list[Any]:
@@ -380,7 +381,7 @@ def receive(pipes: list[Connection], expected: str) -> list[Any]:
 
 
 def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int,
-        processes: int) -> dict[str, Any]:
+        processes: int, floor_seconds: float = 15.0) -> dict[str, Any]:
     """Open the tables over `processes` generator processes, play for `seconds`, then measure the
     floor with as many groups. The server's CPU time is read here, around the timed part."""
     context = multiprocessing.get_context("spawn")
@@ -404,13 +405,19 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         elapsed = time.perf_counter() - started
         cpu_after = [cpu_seconds(pid) for pid in pids]
         load = os.getloadavg()[0]
-        relay, relay_url = start_process([sys.executable, "-c", RELAY_SERVER], "relay listening on")
-        try:
+        floor: list[float] = []
+        if floor_seconds > 0:
+            relay, relay_url = start_process([sys.executable, "-c", RELAY_SERVER], "relay listening on")
+            try:
+                for pipe in pipes:
+                    pipe.send(("floor", relay_url, min(seconds, floor_seconds), payload))
+                floor = [value for samples in receive(pipes, "floor") for value in samples]
+            finally:
+                stop_process(relay)
+        else:
             for pipe in pipes:
-                pipe.send(("floor", relay_url, min(seconds, 15.0), payload))
-            floor = [value for samples in receive(pipes, "floor") for value in samples]
-        finally:
-            stop_process(relay)
+                pipe.send(("floor", "", 0, payload))
+            receive(pipes, "floor")
     finally:
         for worker in workers:
             worker.join(30)
@@ -526,6 +533,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=1, help="runs of every table count; medians reported")
     parser.add_argument("--write", type=Path, help="write the figures into this markdown file")
+    parser.add_argument("--floor-seconds", type=float, default=15.0,
+                        help="how long the floor is measured after each table count (0: not measured)")
     parser.add_argument("--processes", type=int, default=2,
                         help="load generator processes the tables are spread over (default 2)")
     args = parser.parse_args(argv)
@@ -537,7 +546,7 @@ def main(argv: list[str]) -> int:
         pids = server_pids_from_health(args.url)
         for number, tables in enumerate(counts):
             results.append(run(args.url, tables, args.seconds, pids, args.payload, args.seed + number,
-                               args.processes))
+                               args.processes, args.floor_seconds))
             print(json.dumps(results[-1]), flush=True)
     else:
         from server.cluster import Cluster
@@ -551,7 +560,7 @@ def main(argv: list[str]) -> int:
                 pids = sorted(cluster.server_pids().values())
                 for number, tables in enumerate(counts):
                     results.append(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
-                                       args.seed + number, args.processes))
+                                       args.seed + number, args.processes, args.floor_seconds))
                     print(json.dumps(results[-1]), flush=True)
     if args.write:
         from load import write_section
