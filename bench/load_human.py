@@ -3,14 +3,19 @@ think 0.5 to 2 s before each action and one spectator, through the load balancer
 
     python bench/load.py --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
     python bench/load.py --human --tables 20 --seconds 30 --url ws://127.0.0.1:8765/ws
+    python bench/load.py --human --tables 100 300 600 1000 --seconds 30 --replicas 1 --processes 2
 
 With `--replicas K` it starts a cluster (`server.cluster.Cluster`: private Redis, K replicas, HAProxy)
 and reads the replicas' pids from it; with `--url` it uses a running balancer or server and finds the
 server pids by asking `/health` (only meaningful when the servers run on this host).
 
-For every action (a call or a card) it measures the time from sending `act` to the arrival of the
-first `state` push showing it (by `room.version`) at each of the table's five connections: the
-figure per view, and the time until *every* seat and the spectator has it. The server CPU per action
+The tables are spread over `--processes` generator processes (default 2; each runs its tables on
+uvloop with cheap clients driven by the states they receive), so that one Python process holding
+thousands of connections is not what limits the run. Each table lives in one generator process, so
+every latency is measured within one process. For every action (a call or a card) it measures the
+time from sending `act` to the arrival of the first `state` push past the version the action was
+chosen on (by `room.version`) at each of the table's five connections: the figure per view, and the
+time until *every* seat and the spectator has it. The server CPU per action
 is the CPU time of the server processes over the timed part (from /proc/<pid>/stat) divided by the
 actions measured (it includes their `ready`s and new deals). The floor, measured in the same run:
 a bare websockets server that relays each message to the five connections of its group, driven at
@@ -381,7 +386,7 @@ def receive(pipes: list[Connection], expected: str) -> list[Any]:
 
 
 def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int,
-        processes: int, floor_seconds: float = 15.0) -> dict[str, Any]:
+        processes: int, floor_seconds: float = 15.0, idle_seconds: float = 5.0) -> dict[str, Any]:
     """Open the tables over `processes` generator processes, play for `seconds`, then measure the
     floor with as many groups. The server's CPU time is read here, around the timed part."""
     context = multiprocessing.get_context("spawn")
@@ -397,6 +402,13 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         workers.append(worker)
     try:
         receive(pipes, "ready")
+        # The server's background with every table open and nobody acting (lease renewals, presence
+        # heartbeats...): it grows with the tables, not with the actions.
+        idle_before = [cpu_seconds(pid) for pid in pids]
+        time.sleep(idle_seconds)
+        idle_after = [cpu_seconds(pid) for pid in pids]
+        idle_cpu = sum(after - before for before, after in zip(idle_before, idle_after, strict=True)
+                       if before is not None and after is not None)
         cpu_before = [cpu_seconds(pid) for pid in pids]
         started = time.perf_counter()
         for pipe in pipes:
@@ -442,6 +454,7 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         "server_processes": len(pids), "generator_processes": len(pipes),
         "server_cpu_ms_per_action": round(server_cpu / max(actions, 1) * 1000, 3) if pids else None,
         "server_cpu_share": round(server_cpu / elapsed, 3) if pids else None,
+        "server_idle_cpu_share": round(idle_cpu / idle_seconds, 3) if pids else None,
         "client_cpu_ms_per_action": round(client_cpu / max(actions, 1) * 1000, 3),
         "floor_samples": len(floor), "floor_p50_ms": ms(floor, 50), "floor_p99_ms": ms(floor, 99),
         "load_avg_1m": round(load, 1),
@@ -474,12 +487,13 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
         "## Load (human-paced)",
         "",
         "N tables, each four human clients (msgpack, no `events` pushes) that think 0.5-2 s before each",
-        "action and one spectator, all through the balancer. *All seats*: from sending `act` until the",
-        "state showing it has reached all five connections of the table; *per view*: each connection",
-        "apart. Server CPU: the server processes' CPU time over the timed part per action measured",
-        "(it includes the `ready`s and new deals). The floor, same run: a bare websockets relay, one",
-        "sender at a time per group of five, same pace, same number of groups, time until all five",
-        "have the message (no balancer in its path).",
+        "action and one spectator, all through the balancer, driven by several generator processes.",
+        "*All seats*: from sending `act` until the state showing it has reached all five connections of",
+        "the table; *per view*: each connection apart. Server CPU: the server processes' CPU time over the",
+        "timed part per action measured (it includes the `ready`s and new deals); the idle share is the",
+        "server's CPU share with every table open before play starts (lease renewals, heartbeats). The",
+        "floor, same run: a bare websockets relay, one sender at a time per group of five, same pace,",
+        "same number of groups, time until all five have the message (no balancer in its path).",
         "",
         f"Command: `{command}` ({where}; host at the start: `{uptime}`)",
         "",
@@ -487,7 +501,8 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
         "",
         "| tables | connections | replicas | runs | actions | actions/s | p50 all seats ms "
         "| p99 all seats ms | p99 of each run | p50 / p99 per view ms | floor p50 / p99 ms "
-        "| server CPU ms/action | server CPU share | client CPU ms/action | errors | load (1 min) |",
+        "| server CPU ms/action | server CPU share (idle share) | generator CPU ms/action (processes) "
+        "| errors | load (1 min) |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: "
         "| ---: | ---: |",
     ]
@@ -496,7 +511,8 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
             f"| {r['tables']} | {r['connections']} | {r['server_processes']} | {r['runs']} | {r['actions']} "
             f"| {r['actions_per_s']} | {r['p50_all_ms']} | {r['p99_all_ms']} | {r['p99_each_run']} "
             f"| {r['p50_view_ms']} / {r['p99_view_ms']} | {r['floor_p50_ms']} / {r['floor_p99_ms']} "
-            f"| {r['server_cpu_ms_per_action']} | {r['server_cpu_share']} | {r['client_cpu_ms_per_action']} "
+            f"| {r['server_cpu_ms_per_action']} | {r['server_cpu_share']} ({r['server_idle_cpu_share']}) "
+            f"| {r['client_cpu_ms_per_action']} ({r['generator_processes']}) "
             f"| {r['errors']} | {r['load_avg_1m']} |")
     lines += ["", *summary(results)]
     return "\n".join(lines) + "\n"
@@ -535,6 +551,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--write", type=Path, help="write the figures into this markdown file")
     parser.add_argument("--floor-seconds", type=float, default=15.0,
                         help="how long the floor is measured after each table count (0: not measured)")
+    parser.add_argument("--idle-seconds", type=float, default=5.0,
+                        help="how long the server's CPU is read with every table open, before play starts")
     parser.add_argument("--processes", type=int, default=2,
                         help="load generator processes the tables are spread over (default 2)")
     args = parser.parse_args(argv)
@@ -546,7 +564,7 @@ def main(argv: list[str]) -> int:
         pids = server_pids_from_health(args.url)
         for number, tables in enumerate(counts):
             results.append(run(args.url, tables, args.seconds, pids, args.payload, args.seed + number,
-                               args.processes, args.floor_seconds))
+                               args.processes, args.floor_seconds, args.idle_seconds))
             print(json.dumps(results[-1]), flush=True)
     else:
         from server.cluster import Cluster
@@ -560,7 +578,8 @@ def main(argv: list[str]) -> int:
                 pids = sorted(cluster.server_pids().values())
                 for number, tables in enumerate(counts):
                     results.append(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
-                                       args.seed + number, args.processes, args.floor_seconds))
+                                       args.seed + number, args.processes, args.floor_seconds,
+                                       args.idle_seconds))
                     print(json.dumps(results[-1]), flush=True)
     if args.write:
         from load import write_section
