@@ -507,8 +507,13 @@ def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas: int | None) -> str:
     """The `## Load (human-paced)` section of docs/benchmarks.md."""
-    where = (f"clusters of 1 to {replicas} replica(s), one after another, behind HAProxy "
-             "(`server.cluster`), private Redis") if replicas else "the given URL"
+    if not replicas:
+        where = "the given URL"
+    elif replicas == 1:
+        where = "one server process behind HAProxy (`server.cluster`), private Redis"
+    else:
+        where = (f"clusters of 1 to {replicas} replicas, one after another, behind HAProxy "
+                 "(`server.cluster`), private Redis")
     lines = [
         "## Load (human-paced)",
         "",
@@ -516,8 +521,9 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
         "action and one spectator, all through the balancer, driven by several generator processes.",
         "*All seats*: from sending `act` until the state showing it has reached all five connections of",
         "the table; *per view*: each connection apart. Server CPU: the server processes' CPU time over the",
-        "timed part per action measured (it includes the `ready`s and new deals); the idle share is the",
-        "server's CPU share with every table open before play starts (lease renewals, heartbeats). The",
+        "timed part per action measured (it includes the `ready`s and new deals); in brackets, its share",
+        "in the seconds between the last table opened and the start of play (what the openings left to",
+        "do, and the background: lease renewals, presence heartbeats, keepalive pings). The",
         "floor, same run: a bare websockets relay, one sender at a time per group of five, same pace,",
         "same number of groups, time until all five have the message (no balancer in its path).",
         "",
@@ -527,7 +533,7 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
         "",
         "| tables | connections | replicas | runs | actions | actions/s | p50 all seats ms "
         "| p99 all seats ms | p99 of each run | p50 / p99 per view ms | floor p50 / p99 ms "
-        "| server CPU ms/action | server CPU share (idle share) | generator CPU ms/action (processes) "
+        "| server CPU ms/action | server CPU share (before play) | generator CPU ms/action (processes) "
         "| errors | load (1 min) |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: "
         "| ---: | ---: |",
