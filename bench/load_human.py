@@ -3,14 +3,24 @@ think 0.5 to 2 s before each action and one spectator, through the load balancer
 
     python bench/load.py --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
     python bench/load.py --human --tables 20 --seconds 30 --url ws://127.0.0.1:8765/ws
+    python bench/load.py --human --tables 100 300 600 1000 --seconds 30 --replicas 1 --processes 2
+    python bench/load.py --human --tables 100 --replicas 1 2 3 --placement spread affinity --together
+
+`--placement affinity`: the connections name their room (`/ws?room=<id>`: the balancer keeps a table
+on one replica); `spread` (the default): they do not, and the balancer spreads them. `--together`
+starts the clusters of every `--replicas` count at once and measures them in turn.
 
 With `--replicas K` it starts a cluster (`server.cluster.Cluster`: private Redis, K replicas, HAProxy)
 and reads the replicas' pids from it; with `--url` it uses a running balancer or server and finds the
 server pids by asking `/health` (only meaningful when the servers run on this host).
 
-For every action (a call or a card) it measures the time from sending `act` to the arrival of the
-first `state` push showing it (by `room.version`) at each of the table's five connections: the
-figure per view, and the time until *every* seat and the spectator has it. The server CPU per action
+The tables are spread over `--processes` generator processes (default 2; each runs its tables on
+uvloop with cheap clients driven by the states they receive), so that one Python process holding
+thousands of connections is not what limits the run. Each table lives in one generator process, so
+every latency is measured within one process. For every action (a call or a card) it measures the
+time from sending `act` to the arrival of the first `state` push past the version the action was
+chosen on (by `room.version`) at each of the table's five connections: the figure per view, and the
+time until *every* seat and the spectator has it. The server CPU per action
 is the CPU time of the server processes over the timed part (from /proc/<pid>/stat) divided by the
 actions measured (it includes their `ready`s and new deals). The floor, measured in the same run:
 a bare websockets server that relays each message to the five connections of its group, driven at
@@ -22,7 +32,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -30,8 +42,12 @@ import subprocess
 import sys
 import time
 import urllib.request
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,147 +55,221 @@ sys.path.insert(0, str(ROOT))
 from load import cpu_seconds, percentile, start_process, stop_process  # noqa: E402
 
 from server.bots import get_bot  # noqa: E402
-from server.client import JSON, ServerError, WhistClient, room_url  # noqa: E402
+from server.client import JSON, ServerError, room_url  # noqa: E402
 
 BOT = get_bot("random")
 THINK = (0.5, 2.0)
 
 
-class TimedClient(WhistClient):
-    """A client that notes when each room version first reached it, and keeps no message history."""
+class LightClient:
+    """One connection of the generator, as cheap as can be: msgpack frames, answers matched by id,
+    every `state` handed at once to its table; no message history and no task per wait (one
+    generator process holds thousands of these)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.version_at: dict[int, float] = {}
-        self.version_seen = asyncio.Event()
+    def __init__(self, websocket: Any, table: HumanTable, slot: int) -> None:
+        self.websocket = websocket
+        self.table = table
+        self.slot = slot  # 0-3: the seat; 4: the spectator
+        self.ids = itertools.count(1)
+        self.pending: dict[int, asyncio.Future[JSON]] = {}
+        self.state: JSON | None = None
+        self.busy = False  # thinking about, or waiting for the answer to, a move or a `ready`
+        self.done_deal = -1  # the last deal this seat said `ready` after
+        self.reader = asyncio.get_running_loop().create_task(self.read_loop())
 
-    def _handle(self, message: JSON) -> None:
-        if message.get("type") == "state":
-            self.version_at.setdefault(int(message["room"]["version"]), time.perf_counter())
-            self.version_seen.set()
-        super()._handle(message)
-        self.received.clear()
-        self.received_at.clear()
+    @classmethod
+    async def connect(cls, url: str, table: HumanTable, slot: int, name: str) -> LightClient:
+        """Connect and say `hello` (msgpack, no `events` pushes)."""
+        from websockets.asyncio.client import connect
 
-    def seen_since(self, version: int) -> float | None:
-        """When the first state with a version >= `version` arrived (None: not yet)."""
-        times = [at for seen, at in self.version_at.items() if seen >= version]
-        return min(times) if times else None
+        # No keepalive pings from this side (the server pings): a generator process starved of CPU on
+        # a busy host must not close its own connections for a late pong.
+        websocket = await connect(url, max_size=8 * 1024 * 1024, open_timeout=120, compression=None,
+                                  ping_interval=None)
+        client = cls(websocket, table, slot)
+        await client.request("hello", name=name, events=False)
+        return client
 
-    def forget_before(self, version: int) -> None:
-        """Drop the arrival times of versions before `version` (memory stays flat)."""
-        for seen in [seen for seen in self.version_at if seen < version]:
-            del self.version_at[seen]
+    async def read_loop(self) -> None:
+        """Note each frame's arrival time, then hand it over."""
+        with contextlib.suppress(Exception):
+            async for frame in self.websocket:
+                arrived = time.perf_counter()
+                message = msgpack.unpackb(frame, raw=False)
+                kind = message.get("type")
+                if kind == "state":
+                    self.state = message
+                    self.table.on_state(self, message, arrived)
+                elif kind in ("ok", "error"):
+                    future = self.pending.pop(message.get("id"), None)
+                    if future is not None and not future.done():
+                        future.set_result(message)
+        for future in self.pending.values():
+            if not future.done():
+                future.set_exception(ConnectionError("connection closed"))
+
+    async def request(self, kind: str, **fields: Any) -> JSON:
+        """Send a request; its answer (`ok` or `error`) as it came."""
+        request_id = next(self.ids)
+        future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = future
+        frame = msgpack.packb({"type": kind, "id": request_id, **fields}, use_bin_type=True)
+        await self.websocket.send(frame)
+        return await asyncio.wait_for(future, 60)
+
+    async def result(self, kind: str, **fields: Any) -> JSON:
+        """Send a request; its `result`, or `ServerError`."""
+        answer = await self.request(kind, **fields)
+        if answer["type"] == "error":
+            raise ServerError(answer["code"], answer["message"])
+        result: JSON = answer["result"]
+        return result
+
+    async def close(self) -> None:
+        """Close the connection."""
+        with contextlib.suppress(Exception):
+            await self.websocket.close()
+        self.reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.reader
 
 
-async def wait_version(client: TimedClient, version: int, timeout: float) -> float:
-    """The arrival time of the first state with version >= `version`, waiting up to `timeout`."""
-    deadline = time.perf_counter() + timeout
-    while (arrived := client.seen_since(version)) is None:
-        client.version_seen.clear()
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            raise TimeoutError(f"version {version} did not arrive")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(client.version_seen.wait(), left)
-    return arrived
+def my_turn(view: JSON | None) -> bool:
+    """Whether a view asks its seat to act."""
+    return bool(view and view["seat"] is not None and view["seat"] in view["to_act"] and view["legal"])
+
+
+class Measurement:
+    """One action on its way: when it was sent, and when each of the five connections first had a
+    state past the version it was chosen on."""
+
+    __slots__ = ("arrivals", "before", "started")
+
+    def __init__(self, before: int, started: float) -> None:
+        self.before = before
+        self.started = started
+        self.arrivals: list[float | None] = [None] * 5
 
 
 class HumanTable:
-    """Four human clients and a spectator of one room."""
+    """Four human clients and a spectator of one room, driven by the states they receive: a seat
+    asked to act (or to say `ready` after a deal) thinks 0.5-2 s (a timer), then sends it."""
 
-    def __init__(self, seats: list[TimedClient], spectator: TimedClient, rng: random.Random) -> None:
-        self.seats = seats
-        self.spectator = spectator
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
+        self.clients: list[LightClient] = []
         self.all_views: list[float] = []  # per action: until every seat and the spectator has it
         self.each_view: list[float] = []  # per action and connection
         self.actions = 0
         self.errors = 0
+        self.measuring: list[Measurement] = []
+        self.deadline = 0.0  # 0: not playing yet
+        self.tasks: set[asyncio.Task[None]] = set()
 
-    @classmethod
-    async def open(cls, url: str, number: int, rng: random.Random, affinity: bool = False) -> HumanTable:
+    async def open(self, url: str, number: int, affinity: bool = False) -> None:
         """Create the room (seat 0), join seats 1-3, watch, start. `affinity`: the connections name
         the room (`?room=<id>`, as the web client does), and seat 0, which created the room before
         it had an id, reconnects with it (resumes with its token, then closes its first connection);
         otherwise the balancer spreads the five connections (leastconn)."""
-        seats = [await TimedClient.connect(url, name=f"h{number}s0", binary=True, events=False)]
-        await seats[0].create_room("solo-whist", seat=0, session={"deals": 1000}, listed=False)
-        room_id, token = seats[0].room_id, seats[0].token
-        assert room_id is not None and token is not None
+        creator = await LightClient.connect(url, self, 0, f"h{number}s0")
+        self.clients = [creator]
+        created = await creator.result("create_room", ruleset="solo-whist", seat=0,
+                                       session={"deals": 1000}, listed=False)
+        room_id = created["room_id"]
         if affinity:
             url = room_url(url, room_id)
-            first, seats[0] = seats[0], await TimedClient.connect(url, name=f"h{number}s0", binary=True,
-                                                                  events=False)
-            await seats[0].resume(room_id, token)
-            await first.close()
+            seat0 = await LightClient.connect(url, self, 0, f"h{number}s0")
+            self.clients = [seat0]
+            await seat0.result("resume", room_id=room_id, token=created["token"])
+            await creator.close()
         for seat in (1, 2, 3):
-            seats.append(await TimedClient.connect(url, name=f"h{number}s{seat}", binary=True, events=False))
-            await seats[seat].join(room_id, seat)
-        spectator = await TimedClient.connect(url, name=f"h{number}w", binary=True, events=False)
-        await spectator.watch(room_id)
-        await seats[0].start()
-        return cls(seats, spectator, rng)
+            self.clients.append(await LightClient.connect(url, self, seat, f"h{number}s{seat}"))
+            await self.clients[seat].result("join", room_id=room_id, seat=seat)
+        seats = self.clients
+        spectator = await LightClient.connect(url, self, 4, f"h{number}w")
+        self.clients.append(spectator)
+        await spectator.result("watch", room_id=room_id)
+        await seats[0].result("start")
+
+    def play_until(self, deadline: float) -> None:
+        """Start playing (every seat looks at its latest state) until `deadline` (perf_counter)."""
+        self.deadline = deadline
+        for client in self.clients[:4]:
+            self.consider(client)
+
+    def on_state(self, client: LightClient, message: JSON, arrived: float) -> None:
+        """A state reached one connection: complete the measurements it answers, then let its seat
+        think about a move."""
+        version = message["room"]["version"]
+        for measurement in self.measuring:
+            if version > measurement.before and measurement.arrivals[client.slot] is None:
+                measurement.arrivals[client.slot] = arrived
+                if all(at is not None for at in measurement.arrivals):
+                    self.finish(measurement)
+        if client.slot < 4:
+            self.consider(client)
+
+    def finish(self, measurement: Measurement) -> None:
+        """Every connection has the action: record it."""
+        self.measuring.remove(measurement)
+        latencies = [at - measurement.started for at in measurement.arrivals if at is not None]
+        self.each_view.extend(latencies)
+        self.all_views.append(max(latencies))
+        self.actions += 1
+
+    def consider(self, client: LightClient) -> None:
+        """If the seat's latest state asks something of it, think (a timer) and then answer."""
+        if client.busy or not self.deadline or time.perf_counter() >= self.deadline:
+            return
+        state = client.state
+        if state is None or state["view"] is None:
+            return
+        view, room = state["view"], state["room"]
+        if my_turn(view) or (view["phase"] == "end" and room["deal_number"] != client.done_deal):
+            client.busy = True
+            asyncio.get_running_loop().call_later(self.rng.uniform(*THINK), self.spawn, client)
+
+    def spawn(self, client: LightClient) -> None:
+        """The thinking is over: send the move in a task."""
+        task = asyncio.get_running_loop().create_task(self.act(client))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def act(self, client: LightClient) -> None:
+        """Send the move (measured) or the `ready` the seat's latest state asks for."""
+        try:
+            state = client.state
+            if state is None or time.perf_counter() >= self.deadline:
+                return
+            view, room = state["view"], state["room"]
+            if view["phase"] == "end":
+                if room["deal_number"] != client.done_deal:
+                    client.done_deal = room["deal_number"]
+                    await client.request("ready")
+                return
+            if not my_turn(view):
+                return
+            action = BOT.decide(view, f"human:{view['seat']}:{len(view['calls'])}:{len(view['tricks'])}", 5.0)
+            measurement = Measurement(int(room["version"]), time.perf_counter())
+            self.measuring.append(measurement)
+            answer = await client.request("act", action=action)
+            if answer["type"] == "error":
+                self.errors += 1
+                with contextlib.suppress(ValueError):
+                    self.measuring.remove(measurement)
+        except (ConnectionError, ConnectionClosed, TimeoutError):
+            self.errors += 1
+        finally:
+            client.busy = False
+            # The answer comes after the state it caused: the latest state may already ask again.
+            self.consider(client)
 
     async def close(self) -> None:
         """End the game and disconnect everyone."""
         with contextlib.suppress(Exception):
-            await self.seats[0].request("end_game")
-        for client in [*self.seats, self.spectator]:
-            with contextlib.suppress(Exception):
-                await client.close()
-
-    async def play(self, deadline: float) -> None:
-        """Every seat plays at human pace until the deadline."""
-        await asyncio.gather(*(self.play_seat(client, deadline) for client in self.seats))
-
-    async def play_seat(self, client: TimedClient, deadline: float) -> None:
-        """Think, then act when asked; `ready` after each deal."""
-        done_deal = -1
-
-        def turn_or_deal_end(c: WhistClient) -> bool:
-            view, room = c.view, c.room
-            return view is not None and room is not None and (
-                c.my_turn() or (view["phase"] == "end" and room["deal_number"] != done_deal))
-
-        while time.perf_counter() < deadline:
-            try:
-                await client.wait_for(turn_or_deal_end, max(0.1, deadline - time.perf_counter()))
-            except TimeoutError:
-                return
-            await asyncio.sleep(self.rng.uniform(*THINK))
-            if time.perf_counter() >= deadline:
-                return
-            view, room = client.view, client.room
-            assert view is not None and room is not None
-            if view["phase"] == "end":
-                done_deal = room["deal_number"]
-                with contextlib.suppress(ServerError):
-                    await client.ready()
-                continue
-            if not client.my_turn():
-                continue
-            await self.act(client, view, room)
-
-    async def act(self, client: TimedClient, view: JSON, room: JSON) -> None:
-        """One measured action."""
-        before = int(room["version"])
-        action = BOT.decide(view, f"human:{view['seat']}:{len(view['calls'])}:{len(view['tricks'])}", 5.0)
-        started = time.perf_counter()
-        try:
-            await client.act(action)
-        except ServerError:
-            self.errors += 1
-            return
-        await wait_version(client, before + 1, 30)
-        version = min(seen for seen in client.version_at if seen > before)
-        arrivals = [await wait_version(other, version, 30) for other in [*self.seats, self.spectator]]
-        latencies = [arrived - started for arrived in arrivals]
-        self.each_view.extend(latencies)
-        self.all_views.append(max(latencies))
-        self.actions += 1
-        for other in [*self.seats, self.spectator]:
-            other.forget_before(version - 4)
+            await self.clients[0].request("end_game")
+        for client in self.clients:
+            await client.close()
 
 
 # ------------------------------------------------------------------------------------------- the floor
@@ -205,17 +295,21 @@ asyncio.run(main())
 """
 
 
-async def relay_floor(url: str, groups: int, seconds: float, payload: int, rng: random.Random
+async def relay_floor(url: str, groups: list[int], seconds: float, payload: int, rng: random.Random
                       ) -> list[float]:
     """Groups of five connections; one member at a time sends at human pace, the relay sends it to
-    all five; the time until all five have it."""
-    from websockets.asyncio.client import connect
+    all five; the time until all five have it. Timed from when every group is connected."""
+    from websockets.asyncio.client import ClientConnection, connect
 
     samples: list[float] = []
-    deadline = time.perf_counter() + seconds
+    opening = asyncio.Semaphore(32)
 
-    async def group(number: int) -> None:
-        members = [await connect(f"{url}g{number}", max_size=2**20, compression=None) for _ in range(5)]
+    async def open_group(number: int) -> list[ClientConnection]:
+        async with opening:
+            return [await connect(f"{url}g{number}", max_size=2**20, compression=None, open_timeout=120,
+                                  ping_interval=None) for _ in range(5)]
+
+    async def group(members: list[ClientConnection], deadline: float) -> None:
         try:
             while time.perf_counter() < deadline:
                 await asyncio.sleep(rng.uniform(*THINK))  # one seat at a time thinks, then acts
@@ -230,7 +324,9 @@ async def relay_floor(url: str, groups: int, seconds: float, payload: int, rng: 
             for member in members:
                 await member.close()
 
-    await asyncio.gather(*(group(number) for number in range(groups)))
+    opened = await asyncio.gather(*(open_group(number) for number in groups))
+    deadline = time.perf_counter() + seconds
+    await asyncio.gather(*(group(members, deadline) for members in opened))
     return samples
 
 
@@ -247,32 +343,147 @@ def server_pids_from_health(url: str, asks: int = 20) -> list[int]:
     return sorted(pids)
 
 
-async def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int,
-              placement: str = "spread") -> dict[str, Any]:
-    """Open the tables, play for `seconds`, then measure the floor with as many groups."""
+def event_loop_runner() -> Any:
+    """uvloop's `run` when installed, else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run
+    return uvloop.run
+
+
+def generator_process(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool) -> None:
+    """One load generator process (spawned): it opens its tables, says so, plays when told, sends its
+    figures, closes its tables, then drives its share of the floor's groups when told."""
+    event_loop_runner()(generate(pipe, url, numbers, seed, affinity))
+
+
+async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool) -> None:
+    """The body of `generator_process` (`pipe.recv` blocks the loop only while nothing is under way)."""
     rng = random.Random(seed)
-    opened = []
-    for number in range(tables):
-        opened.append(await HumanTable.open(url, number, rng, affinity=placement == "affinity"))
-    cpu_before = [cpu_seconds(pid) for pid in pids]
-    client_before = time.process_time()
+    tables = [HumanTable(rng) for _ in numbers]
+    opening = asyncio.Semaphore(16)  # tables opened at once (each opening is a few round trips)
+
+    failed: list[str] = []
+
+    async def open_one(table: HumanTable, number: int) -> HumanTable | None:
+        async with opening:
+            try:
+                await table.open(url, number, affinity)
+            except Exception as failure:  # counted and left out (a busy host may time a handshake out)
+                failed.append(f"{type(failure).__name__}: {failure}")
+                await table.close()
+                return None
+        return table
+
+    opened = await asyncio.gather(*(open_one(table, number)
+                                    for table, number in zip(tables, numbers, strict=True)))
+    tables = [table for table in opened if table is not None]
+    if not tables:
+        pipe.send(("failed", f"no table opened: {failed[:3]}"))
+        return
+    pipe.send(("ready", len(tables)))
+    _, seconds = pipe.recv()
+    cpu_before = time.process_time()
     started = time.perf_counter()
-    await asyncio.gather(*(table.play(started + seconds) for table in opened))
-    elapsed = time.perf_counter() - started
-    cpu_after = [cpu_seconds(pid) for pid in pids]
-    client_cpu = time.process_time() - client_before
-    for table in opened:
-        await table.close()
-    all_views = [value for table in opened for value in table.all_views]
-    each_view = [value for table in opened for value in table.each_view]
-    actions = sum(table.actions for table in opened)
+    for table in tables:
+        table.play_until(started + seconds)
+    await asyncio.sleep(seconds)
+    # Moves sent just before the deadline: let their measurements complete (or give up on them).
+    settle = time.perf_counter() + 10
+    while any(table.measuring or table.tasks for table in tables) and time.perf_counter() < settle:
+        await asyncio.sleep(0.05)
+    client_cpu = time.process_time() - cpu_before
+    pipe.send(("played", {
+        "all_views": [value for table in tables for value in table.all_views],
+        "each_view": [value for table in tables for value in table.each_view],
+        "actions": sum(table.actions for table in tables),
+        "errors": sum(table.errors for table in tables),
+        "unfinished": sum(len(table.measuring) for table in tables),
+        "not_opened": len(failed),
+        "client_cpu": client_cpu, "seconds": time.perf_counter() - started,
+    }))
+    await asyncio.gather(*(table.close() for table in tables))
+    _, relay_url, floor_seconds, payload = pipe.recv()
+    floor: list[float] = []
+    if relay_url:
+        try:
+            floor = await relay_floor(relay_url, numbers, floor_seconds, payload, rng)
+        except Exception as failure:  # reported, not fatal: the tables' figures are already sent
+            print(f"floor failed in a generator process: {type(failure).__name__}: {failure}",
+                  file=sys.stderr)
+    pipe.send(("floor", floor))
+
+
+def receive(pipes: list[Connection], expected: str) -> list[Any]:
+    """One message of kind `expected` from every generator process (a failure stops the run)."""
+    answers = []
+    for pipe in pipes:
+        kind, body = pipe.recv()
+        if kind != expected:
+            raise RuntimeError(f"a load generator process answered {kind}: {body}")
+        answers.append(body)
+    return answers
+
+
+def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int,
+        processes: int, floor_seconds: float = 15.0, idle_seconds: float = 5.0,
+        placement: str = "spread") -> dict[str, Any]:
+    """Open the tables over `processes` generator processes, play for `seconds`, then measure the
+    floor with as many groups. The server's CPU time is read here, around the timed part."""
+    context = multiprocessing.get_context("spawn")
+    shares = [list(range(tables))[index::processes] for index in range(processes)]
+    shares = [share for share in shares if share]
+    pipes, workers = [], []
+    for index, share in enumerate(shares):
+        here, there = context.Pipe()
+        worker = context.Process(target=generator_process, args=(there, url, share, seed * 1000 + index,
+                                                                     placement == "affinity"),
+                                 daemon=True)
+        worker.start()
+        pipes.append(here)
+        workers.append(worker)
+    try:
+        receive(pipes, "ready")
+        # The server's background with every table open and nobody acting (lease renewals, presence
+        # heartbeats...): it grows with the tables, not with the actions.
+        idle_before = [cpu_seconds(pid) for pid in pids]
+        time.sleep(idle_seconds)
+        idle_after = [cpu_seconds(pid) for pid in pids]
+        idle_cpu = sum(after - before for before, after in zip(idle_before, idle_after, strict=True)
+                       if before is not None and after is not None)
+        cpu_before = [cpu_seconds(pid) for pid in pids]
+        started = time.perf_counter()
+        for pipe in pipes:
+            pipe.send(("go", seconds))
+        played = receive(pipes, "played")
+        elapsed = time.perf_counter() - started
+        cpu_after = [cpu_seconds(pid) for pid in pids]
+        load = os.getloadavg()[0]
+        floor: list[float] = []
+        if floor_seconds > 0:
+            relay, relay_url = start_process([sys.executable, "-c", RELAY_SERVER], "relay listening on")
+            try:
+                for pipe in pipes:
+                    pipe.send(("floor", relay_url, min(seconds, floor_seconds), payload))
+                floor = [value for samples in receive(pipes, "floor") for value in samples]
+            finally:
+                stop_process(relay)
+        else:
+            for pipe in pipes:
+                pipe.send(("floor", "", 0, payload))
+            receive(pipes, "floor")
+    finally:
+        for worker in workers:
+            worker.join(30)
+            if worker.is_alive():
+                worker.kill()
+    all_views = [value for part in played for value in part["all_views"]]
+    each_view = [value for part in played for value in part["each_view"]]
+    actions = sum(part["actions"] for part in played)
+    client_cpu = sum(part["client_cpu"] for part in played)
     server_cpu = sum(after - before for before, after in zip(cpu_before, cpu_after, strict=True)
                      if before is not None and after is not None)
-    relay, relay_url = start_process([sys.executable, "-c", RELAY_SERVER], "relay listening on")
-    try:
-        floor = await relay_floor(relay_url, tables, min(seconds, 15.0), payload, rng)
-    finally:
-        stop_process(relay)
 
     def ms(values: list[float], share: float) -> float:
         return round(percentile(values, share) * 1000, 2)
@@ -280,15 +491,18 @@ async def run(url: str, tables: int, seconds: float, pids: list[int], payload: i
     return {
         "tables": tables, "placement": placement, "connections": tables * 5, "seconds": round(elapsed, 1),
         "actions": actions,
-        "actions_per_s": round(actions / elapsed, 1), "errors": sum(table.errors for table in opened),
+        "actions_per_s": round(actions / elapsed, 1), "errors": sum(part["errors"] for part in played),
+        "unfinished": sum(part["unfinished"] for part in played),
+        "tables_not_opened": sum(part["not_opened"] for part in played),
         "p50_all_ms": ms(all_views, 50), "p99_all_ms": ms(all_views, 99),
         "p50_view_ms": ms(each_view, 50), "p99_view_ms": ms(each_view, 99),
-        "server_processes": len(pids),
+        "server_processes": len(pids), "generator_processes": len(pipes),
         "server_cpu_ms_per_action": round(server_cpu / max(actions, 1) * 1000, 3) if pids else None,
         "server_cpu_share": round(server_cpu / elapsed, 3) if pids else None,
+        "server_idle_cpu_share": round(idle_cpu / idle_seconds, 3) if pids else None,
         "client_cpu_ms_per_action": round(client_cpu / max(actions, 1) * 1000, 3),
         "floor_samples": len(floor), "floor_p50_ms": ms(floor, 50), "floor_p99_ms": ms(floor, 99),
-        "load_avg_1m": round(os.getloadavg()[0], 1),
+        "load_avg_1m": round(load, 1),
     }
 
 
@@ -315,19 +529,26 @@ def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas: int | None) -> str:
     """The `## Load (human-paced)` section of docs/benchmarks.md."""
-    order = "all started at once, taking turns" if "--together" in command else "one after another"
-    where = (f"clusters of 1 to {replicas} replica(s), {order}, behind HAProxy "
-             "(`server.cluster`), private Redis each") if replicas else "the given URL"
+    if not replicas:
+        where = "the given URL"
+    elif replicas == 1:
+        where = "one server process behind HAProxy (`server.cluster`), private Redis"
+    else:
+        order = "all started at once, taking turns" if "--together" in command else "one after another"
+        where = (f"clusters of 1 to {replicas} replicas, {order}, behind HAProxy "
+                 "(`server.cluster`), private Redis each")
     lines = [
         "## Load (human-paced)",
         "",
         "N tables, each four human clients (msgpack, no `events` pushes) that think 0.5-2 s before each",
-        "action and one spectator, all through the balancer. *All seats*: from sending `act` until the",
-        "state showing it has reached all five connections of the table; *per view*: each connection",
-        "apart. Server CPU: the server processes' CPU time over the timed part per action measured",
-        "(it includes the `ready`s and new deals). The floor, same run: a bare websockets relay, one",
-        "sender at a time per group of five, same pace, same number of groups, time until all five",
-        "have the message (no balancer in its path).",
+        "action and one spectator, all through the balancer, driven by several generator processes.",
+        "*All seats*: from sending `act` until the state showing it has reached all five connections of",
+        "the table; *per view*: each connection apart. Server CPU: the server processes' CPU time over the",
+        "timed part per action measured (it includes the `ready`s and new deals); in brackets, its share",
+        "in the seconds between the last table opened and the start of play (what the openings left to",
+        "do, and the background: lease renewals, presence heartbeats, keepalive pings). The",
+        "floor, same run: a bare websockets relay, one sender at a time per group of five, same pace,",
+        "same number of groups, time until all five have the message (no balancer in its path).",
         "",
         f"Command: `{command}` ({where}; host at the start: `{uptime}`)",
         "",
@@ -335,9 +556,10 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
         "",
         "| tables | placement | connections | replicas | runs | actions | actions/s | p50 all seats ms "
         "| p99 all seats ms | p99 of each run | p50 / p99 per view ms | floor p50 / p99 ms "
-        "| server CPU ms/action | server CPU share | client CPU ms/action | errors | load (1 min) |",
+        "| server CPU ms/action | server CPU share (before play) | generator CPU ms/action (processes) "
+        "| errors | load (1 min) |",
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: "
-        "| ---: | ---: | ---: |",
+        "| ---: | ---: |",
     ]
     for r in results:
         lines.append(
@@ -345,7 +567,8 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
             f"| {r['server_processes']} | {r['runs']} | {r['actions']} "
             f"| {r['actions_per_s']} | {r['p50_all_ms']} | {r['p99_all_ms']} | {r['p99_each_run']} "
             f"| {r['p50_view_ms']} / {r['p99_view_ms']} | {r['floor_p50_ms']} / {r['floor_p99_ms']} "
-            f"| {r['server_cpu_ms_per_action']} | {r['server_cpu_share']} | {r['client_cpu_ms_per_action']} "
+            f"| {r['server_cpu_ms_per_action']} | {r['server_cpu_share']} ({r['server_idle_cpu_share']}) "
+            f"| {r['client_cpu_ms_per_action']} ({r['generator_processes']}) "
             f"| {r['errors']} | {r['load_avg_1m']} |")
     lines += ["", *summary(results)]
     return "\n".join(lines) + "\n"
@@ -356,10 +579,12 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
     and the server CPU per action as a ratio to one replica's at the same N. *spread*: the balancer
     spreads a table's five connections over the processes (leastconn; the cross-process path);
     *affinity*: they name their room and meet on one process (`?room=<id>`, consistent hash)."""
-    single = {r["tables"]: r["server_cpu_ms_per_action"] for r in results
-              if r["server_processes"] == 1 and r.get("placement", "spread") == "spread"}
+    # With one replica both placements are the same thing (one process): the baseline is their mean.
+    single = {tables: statistics.mean(r["server_cpu_ms_per_action"] for r in results
+                                      if r["server_processes"] == 1 and r["tables"] == tables)
+              for tables in {r["tables"] for r in results if r["server_processes"] == 1}}
     lines = ["| replicas | placement | largest N measured with p99 < 50 ms "
-             "| server CPU per action vs 1 replica, spread (same N) |",
+             "| server CPU per action vs 1 replica (same N) |",
              "| ---: | --- | ---: | --- |"]
     for replicas, placement in sorted({(r["server_processes"], r.get("placement", "spread"))
                                        for r in results}):
@@ -392,13 +617,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--together", action="store_true",
                         help="start the clusters of every --replicas count at once and take turns")
     parser.add_argument("--write", type=Path, help="write the figures into this markdown file")
+    parser.add_argument("--floor-seconds", type=float, default=15.0,
+                        help="how long the floor is measured after each table count (0: not measured)")
+    parser.add_argument("--idle-seconds", type=float, default=5.0,
+                        help="how long the server's CPU is read with every table open, before play starts")
+    parser.add_argument("--processes", type=int, default=2,
+                        help="load generator processes the tables are spread over (default 2)")
     args = parser.parse_args(argv)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
-    try:
-        import uvloop
-        runner: Any = uvloop.run
-    except ImportError:
-        runner = asyncio.run
     results = []
     # Each run measures every table count in turn, so a change in the host's load touches them alike.
     counts = [(tables, placement) for _ in range(args.runs) for tables in args.tables
@@ -406,8 +632,8 @@ def main(argv: list[str]) -> int:
     if args.url:
         pids = server_pids_from_health(args.url)
         for number, (tables, placement) in enumerate(counts):
-            results.append(runner(run(args.url, tables, args.seconds, pids, args.payload,
-                                      args.seed + number, placement)))
+            results.append(run(args.url, tables, args.seconds, pids, args.payload, args.seed + number,
+                               args.processes, args.floor_seconds, args.idle_seconds, placement))
             print(json.dumps(results[-1]), flush=True)
     else:
         from server.cluster import Cluster
@@ -426,15 +652,17 @@ def main(argv: list[str]) -> int:
                 for number, (tables, placement) in enumerate(counts):
                     for cluster in clusters:
                         pids = sorted(cluster.server_pids().values())
-                        results.append(runner(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
-                                                  args.seed + number, placement)))
+                        results.append(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
+                                           args.seed + number, args.processes, args.floor_seconds,
+                                           args.idle_seconds, placement))
                         print(json.dumps(results[-1]), flush=True)
         for replicas in [] if args.together else args.replicas:
             with Cluster(replicas, server_args=server_args) as cluster:
                 pids = sorted(cluster.server_pids().values())
                 for number, (tables, placement) in enumerate(counts):
-                    results.append(runner(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
-                                              args.seed + number, placement)))
+                    results.append(run(cluster.ws_url, tables, args.seconds, pids, args.payload,
+                                       args.seed + number, args.processes, args.floor_seconds,
+                                       args.idle_seconds, placement))
                     print(json.dumps(results[-1]), flush=True)
     if args.write:
         from load import write_section

@@ -457,9 +457,14 @@ def parse_request(data: dict[str, Any]) -> Request:
 def encode_frame(message: dict[str, Any], binary: bool) -> str | bytes:
     """A message object as a frame: msgpack bytes when `binary`, else JSON text."""
     if binary:
-        packed: bytes = msgpack.packb(message, use_bin_type=True)
+        packed: bytes = _PACKER.pack(message)
         return packed
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+# One packer for every frame (`packb` makes a new one, with a fresh buffer, per call); frames are
+# encoded on the event loop's thread only. It resets itself after each `pack`.
+_PACKER = msgpack.Packer(use_bin_type=True)
 
 
 def ok(request_id: RequestId, result: dict[str, Any] | None = None) -> dict[str, Any]:

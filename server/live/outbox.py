@@ -7,14 +7,31 @@ from __future__ import annotations
 import logging
 import time
 
-from ..rules import visibility
+from ..rules import Deal, visibility
+from ..rules import views as seat_views
 from ..table import Table, facts
 from .change import JSON, CommittedChange, RoomListener
 from .room import LiveRoom, Member
 
 log = logging.getLogger("whist.rooms")
 
-Views = dict[int | None, JSON]
+class Views:
+    """The views of one broadcast, built once each (spectators share one) from one public part
+    (`views.public_view`: the calls, tricks, contract... every seat sees alike). They are only encoded
+    and sent, never changed."""
+
+    def __init__(self) -> None:
+        self.public: JSON | None = None
+        self.by_seat: dict[int | None, JSON] = {}
+
+    def view(self, deal: Deal, seat: int | None) -> JSON:
+        """The view of `seat` (None: a spectator)."""
+        view = self.by_seat.get(seat)
+        if view is None:
+            if self.public is None:
+                self.public = seat_views.public_view(deal)
+            view = self.by_seat[seat] = seat_views.view_from(self.public, deal, seat)
+        return view
 
 
 def filter_for_recipient(table: Table, seat: int | None, host: bool, message: JSON,
@@ -22,19 +39,15 @@ def filter_for_recipient(table: Table, seat: int | None, host: bool, message: JS
     """THE per-recipient filter.
 
     A `state` message gets the recipient's own view (the seat's view, or the public one), built here
-    and nowhere else (`views` caches them by seat during one broadcast: spectators share one). Any
-    other message goes out only if the visibility authority finds in it no card hidden from the
-    recipient; one that would reveal one is dropped (and logged as a bug) instead of sent.
+    and nowhere else (`views` keeps them during one broadcast). Any other message goes out only if the
+    visibility authority finds in it no card hidden from the recipient; one that would reveal one is
+    dropped (and logged as a bug) instead of sent.
     """
     deal = table.session.deal if table.session is not None else None
     if message.get("type") == "state":
         view: JSON | None = None
         if deal is not None:
-            view = views.get(seat) if views is not None else None
-            if view is None:
-                view = deal.view(seat)
-                if views is not None:
-                    views[seat] = view
+            view = views.view(deal, seat) if views is not None else deal.view(seat)
         return {"type": "state", "room_id": table.room_id,
                 "you": {"seat": seat, "host": host, "spectator": seat is None},
                 "room": message["room"], "view": view}
@@ -58,7 +71,7 @@ class Outbox(RoomListener):
         deal_number = facts.current_deal_index(table.session) if table.session else 0
         message = ({"type": "events", "room_id": table.room_id, "deal_number": deal_number, "events": events}
                    if events else None)
-        views: Views = {}
+        views = Views()
         for member in list(room.members):
             self.send(room, member, message, info, views)
 

@@ -296,16 +296,24 @@ class SharedRooms(RoomListener):
         return {"seats": sorted(facts.local_seats(table)), "spectators": table.presence.spectators}
 
     async def _publish_loop(self) -> None:
-        """One sender, so that a room's changes leave in the order they were committed."""
+        """One sender, so that a room's changes leave in the order they were committed. What queued up
+        meanwhile goes out together: the changes between two presence updates in one pipeline."""
         while True:
-            room_id, payload, seat_change = await self._outgoing.get()
+            batch = [await self._outgoing.get()]
+            while not self._outgoing.empty():
+                batch.append(self._outgoing.get_nowait())
+            changes: list[tuple[str, JSON]] = []
             try:
-                if seat_change is not None:
-                    await self._share_presence(room_id, seat_change)
-                if payload:
-                    await self._publish(room_id, payload)
+                for room_id, payload, seat_change in batch:
+                    if seat_change is not None:
+                        await self._publish(changes)
+                        await self._share_presence(room_id, seat_change)
+                    if payload:
+                        changes.append((room_id, payload))
+                await self._publish(changes)
             finally:
-                self._outgoing.task_done()
+                for _ in batch:
+                    self._outgoing.task_done()
 
     async def _share_presence(self, room_id: str, seat_change: tuple[str, int]) -> None:
         """Count a connection arrived or departed in the shared presence (once: the count here moves
@@ -320,19 +328,24 @@ class SharedRooms(RoomListener):
             log.warning("presence not shared", extra={"fields": {"room": room_id,
                                                                  "error": type(problem).__name__}})
 
-    async def _publish(self, room_id: str, payload: JSON) -> None:
-        """Publish, trying again until Redis takes it. A change dropped here would be lost for good to
-        the processes whose subscriber stayed connected (they have no reason to reload), and a player
-        there would wait for a turn nobody tells them of. Late is harmless: a receiver skips what it
-        has and reloads on a gap."""
+    async def _publish(self, changes: list[tuple[str, JSON]]) -> None:
+        """Publish the changes gathered so far, in order, and forget them, trying again until Redis
+        takes them. A change dropped here would be lost for good to the processes whose subscriber
+        stayed connected (they have no reason to reload), and a player there would wait for a turn
+        nobody tells them of. Late or twice is harmless: a receiver skips what it has and reloads on
+        a gap."""
+        if not changes:
+            return
+        batch = changes.copy()
+        changes.clear()
         delay = RETRY_FIRST_SECONDS
         while True:
             try:
-                await self.coord.fanout.publish(room_id, payload)
+                await self.coord.fanout.publish_many(batch)
                 return
             except Exception as problem:
                 log.warning("publish failed, retrying", extra={"fields": {
-                    "room": room_id, "error": type(problem).__name__}})
+                    "rooms": sorted({room_id for room_id, _ in batch}), "error": type(problem).__name__}})
             await asyncio.sleep(delay)
             delay = min(RETRY_MAX_SECONDS, delay * 2)
 

@@ -63,20 +63,40 @@ class ViewedDeal(SeenDeal, Protocol):
 
 def seat_view(deal: ViewedDeal, seat: int | None) -> dict[str, Any]:
     """The view of `seat` (0-3), or of a spectator when `seat` is None."""
+    return view_from(public_view(deal), deal, seat)
+
+
+def view_from(public: dict[str, Any], deal: ViewedDeal, seat: int | None) -> dict[str, Any]:
+    """The view of `seat` (None: a spectator) from `public_view(deal)`: a new dict whose seat's own
+    fields (its hand, its discard, its legal actions) are filled in. The shared values are not copied:
+    when several views are built from one public part (a broadcast), none of them may be changed."""
+    view = dict(public)
+    if seat is None:
+        return view
+    legal = deal.legal_actions(seat) if deal.phase is not Phase.END else []
+    view["seat"] = seat
+    view["hand"] = sort_hand(deal.hands[seat])
+    view["discarded"] = visible_discard(deal, seat)
+    view["legal"] = legal
+    view["legal_info"] = [deal.ruleset.action_info(deal, seat, action) for action in legal]
+    return view
+
+
+def public_view(deal: ViewedDeal) -> dict[str, Any]:
+    """What every seat's view shares: the spectator's view (`view_from` adds a seat's own fields)."""
     contract = deal.contract
     trick = deal.trick
     ended = deal.phase is Phase.END
-    legal = deal.legal_actions(seat) if seat is not None and not ended else []
     view: dict[str, Any] = {
         "ruleset": deal.ruleset.name,
         "house_rules": dict(deal.house_rules),
-        "seat": seat,
+        "seat": None,
         "dealer": deal.dealer,
         "eldest": deal.eldest,
         "phase": deal.phase.value,
         "to_act": sorted(deal.to_act()),
         "multiplier": deal.multiplier,
-        "hand": sort_hand(deal.hands[seat]) if seat is not None else None,
+        "hand": None,
         "hand_counts": [len(hand) for hand in deal.hands],
         "turn_up": deal.turn_up,
         "turn_up_in_hand": turn_up_in_hand(deal),
@@ -84,7 +104,7 @@ def seat_view(deal: ViewedDeal, seat: int | None) -> dict[str, Any]:
         "announcements": list(deal.announcements),
         "auction": deal.auction.public_state(),
         "contract": None,
-        "discarded": visible_discard(deal, seat),
+        "discarded": visible_discard(deal, None),
         "discards_made": sorted(deal.discards),
         "exposed": {str(s): sort_hand(deal.hands[s]) for s in deal.exposed},
         "trick": (
@@ -92,9 +112,8 @@ def seat_view(deal: ViewedDeal, seat: int | None) -> dict[str, Any]:
         ),
         "tricks": [t.as_dict() for t in deal.tricks],
         "tricks_won": list(deal.tricks_won),
-        "legal": legal,
-        "legal_info": [deal.ruleset.action_info(deal, seat, action) for action in legal] if seat is not None
-        else [],
+        "legal": [],
+        "legal_info": [],
         "seed_commitment": deal.seed_commitment,
         "result": deal.result() if ended else None,
     }

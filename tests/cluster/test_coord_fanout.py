@@ -34,6 +34,22 @@ async def test_a_change_reaches_every_other_subscribed_process(make_coord: MakeC
     assert got["A"] == [] and got["B"] == [Change("room1", "A", CHANGE)]
 
 
+
+async def test_changes_published_together_arrive_in_order_on_every_room(make_coord: MakeCoord) -> None:
+    # The publisher sends what queued up meanwhile in one go (one Redis pipeline): the order of each
+    # room's changes must survive it.
+    a, b = make_coord("A"), make_coord("B")
+    for coord in (a, b):
+        await coord.fanout.start()
+    got: dict[str, list[int]] = {"room1": [], "room2": []}
+    await b.fanout.subscribe("room1", lambda change: got["room1"].append(change.change["version"]))
+    await b.fanout.subscribe("room2", lambda change: got["room2"].append(change.change["version"]))
+    await a.fanout.publish_many([("room1", {"version": 1})])
+    await a.fanout.publish_many([(room, {"version": version}) for version in (2, 3, 4)
+                                 for room in ("room1", "room2")])
+    await eventually(lambda: len(got["room1"]) == 4 and len(got["room2"]) == 3, what="every change arrives")
+    assert got == {"room1": [1, 2, 3, 4], "room2": [2, 3, 4]}
+
 async def test_every_listener_of_a_room_is_called_and_unsubscribing_stops_it(make_coord: MakeCoord) -> None:
     a, b = make_coord("A"), make_coord("B")
     for coord in (a, b):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 
 import pytest
 from websockets.asyncio.client import connect
@@ -46,3 +47,31 @@ async def test_permessage_deflate_only_when_asked_for(compression: str | None, o
         await server.stop()
     assert parse_args([]).compression == "none"
     assert parse_args(["--compression", "deflate"]).compression == "deflate"
+
+
+@pytest.mark.parametrize("compression", [None, "deflate"])
+async def test_pushed_frames_of_every_header_size_arrive_whole_and_in_order(compression: str | None) -> None:
+    # Pushes are written straight to the socket when nothing waits (server.app.write_frame builds the
+    # frame header itself without compression): payloads needing the 7-bit, 16-bit and 64-bit length
+    # forms, as text and as msgpack, must reach a plain websockets client intact and in order.
+    import msgpack  # type: ignore[import-untyped]
+
+    server = WhistServer(MemoryStore(), compression=compression)
+    host, port = await server.start("127.0.0.1", 0)
+    try:
+        async with connect(f"ws://{host}:{port}/ws", max_size=2**22) as websocket:
+            await websocket.send('{"type": "ping", "id": 1}')
+            assert '"ok"' in str(await asyncio.wait_for(websocket.recv(), 5))
+            (connection,) = server.connections
+            sizes = [0, 10, 125, 126, 1000, 65535, 65536, 300_000]
+            for binary in (False, True):
+                connection.binary = binary
+                for size in sizes:
+                    connection.push({"type": "note", "text": "x" * size})
+                for size in sizes:
+                    frame = await asyncio.wait_for(websocket.recv(), 5)
+                    assert isinstance(frame, bytes) is binary
+                    message = msgpack.unpackb(frame) if binary else json.loads(frame)
+                    assert message == {"type": "note", "text": "x" * size}
+    finally:
+        await server.stop()
