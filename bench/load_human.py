@@ -3,6 +3,11 @@ think 0.5 to 2 s before each action and one spectator, through the load balancer
 
     python bench/load.py --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
     python bench/load.py --human --tables 20 --seconds 30 --url ws://127.0.0.1:8765/ws
+    python bench/load.py --human --tables 100 --replicas 1 2 3 --placement spread affinity --together
+
+`--placement affinity`: the connections name their room (`/ws?room=<id>`: the balancer keeps a table
+on one replica); `spread` (the default): they do not, and the balancer spreads them. `--together`
+starts the clusters of every `--replicas` count at once and measures them in turn.
 
 With `--replicas K` it starts a cluster (`server.cluster.Cluster`: private Redis, K replicas, HAProxy)
 and reads the replicas' pids from it; with `--url` it uses a running balancer or server and finds the
