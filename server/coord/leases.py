@@ -20,12 +20,12 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
 
 from redis.asyncio import Redis
 
 from ..store.keys import Keys
 from .periodic import Periodic
+from .scripts import PipelinedScript
 
 LeaseCallback = Callable[[str], Awaitable[None] | None]
 
@@ -218,7 +218,9 @@ class RedisLeases(Leases):
         self._ttl_ms = max(1, round(ttl * 1000))
         self._renew_script = redis.register_script(_RENEW)
         self._release_script = redis.register_script(_RELEASE)
-        self._claim_script = redis.register_script(_CLAIM)
+        # The passes' scripts, pipelined by SHA (no `SCRIPT EXISTS` round trip per pass).
+        self._renew_many = PipelinedScript(redis, _RENEW)
+        self._claim_many = PipelinedScript(redis, _CLAIM)
 
     async def _take(self, room_id: str) -> bool:
         key = self.keys.room_owner(room_id)
@@ -229,20 +231,14 @@ class RedisLeases(Leases):
 
     async def _renew(self, rooms: Iterable[str]) -> dict[str, bool]:
         rooms = list(rooms)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for room in rooms:
-                await self._renew_script(keys=[self.keys.room_owner(room)],
-                                         args=[self.process_id, self._ttl_ms], client=pipe)
-            results: list[Any] = await pipe.execute()
+        results = await self._renew_many.run_many(
+            [([self.keys.room_owner(room)], [self.process_id, self._ttl_ms]) for room in rooms])
         return {room: bool(result) for room, result in zip(rooms, results, strict=True)}
 
     async def _take_many(self, rooms: Iterable[str]) -> dict[str, bool]:
         rooms = list(rooms)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for room in rooms:
-                await self._claim_script(keys=[self.keys.room_owner(room)],
-                                         args=[self.process_id, self._ttl_ms], client=pipe)
-            results: list[Any] = await pipe.execute()
+        results = await self._claim_many.run_many(
+            [([self.keys.room_owner(room)], [self.process_id, self._ttl_ms]) for room in rooms])
         return {room: bool(result) for room, result in zip(rooms, results, strict=True)}
 
     async def _drop(self, room_id: str) -> bool:

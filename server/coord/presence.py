@@ -23,6 +23,7 @@ from redis.asyncio import Redis
 
 from ..store.keys import Keys
 from .periodic import Periodic
+from .scripts import PipelinedScript
 
 SPECTATOR = -1
 DEFAULT_TTL = 6.0
@@ -143,7 +144,7 @@ class RedisPresence(Presence):
         self.redis = redis
         self.keys = keys
         self._ttl_ms = max(1, round(ttl * 1000))
-        self._mark_script = redis.register_script(_MARK)
+        self._mark_many_script = PipelinedScript(redis, _MARK)  # the heartbeat's: no SCRIPT EXISTS per pass
         self._live_script = redis.register_script(_LIVE)
 
     async def seats(self, room_id: str) -> dict[int, frozenset[str]]:
@@ -152,12 +153,10 @@ class RedisPresence(Presence):
         return parse_members(list(members))
 
     async def _mark_many(self, rooms: dict[str, list[int]]) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for room, seats in rooms.items():
-                members = [member(seat, self.process_id) for seat in seats]
-                await self._mark_script(keys=[self.keys.room_presence(room)], args=[self._ttl_ms, *members],
-                                        client=pipe)
-            await pipe.execute()
+        await self._mark_many_script.run_many(
+            [([self.keys.room_presence(room)],
+              [self._ttl_ms, *(member(seat, self.process_id) for seat in seats)])
+             for room, seats in rooms.items()])
 
     async def _unmark(self, room_id: str, seat: int) -> None:
         await self.redis.zrem(self.keys.room_presence(room_id), member(seat, self.process_id))

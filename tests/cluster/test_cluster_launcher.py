@@ -3,17 +3,18 @@ HTTP and WebSocket reach the replicas; failures on purpose; the command line and
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis.asyncio
-from conftest import eventually
 
 from server.bots import get_bot
 from server.client import WhistClient, room_url
@@ -91,7 +92,10 @@ async def test_a_room_created_on_one_replica_moves_to_the_replica_its_connection
                 followers = (await store.pubsub_numsub(keys.room_changes(room_id)))[0][1]
                 return owner is not None and owner.decode().startswith("r2:") and followers == 1
 
-            await eventually(moved, what="r2 owns the room and alone follows it")
+            deadline = time.monotonic() + 20
+            while not await moved():
+                assert time.monotonic() < deadline, "r2 does not own the room, or not alone follows it"
+                await asyncio.sleep(0.05)
             # The bots of the other seats now run on r2, and the deal is played to its end.
             await client.start()
             final = await client.play_until_session_over(RANDOM, timeout=120)

@@ -5,10 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 from conftest import MakeCoord, eventually
+from redis.asyncio import Redis
 
+from server.cluster.processes import PrivateRedis
+from server.coord import redis_coordination
 from server.coord.leases import DEFAULT_TTL, MemoryLeases, RedisLeases
 
 
@@ -134,3 +138,34 @@ async def test_one_pass_claims_every_free_wanted_room_and_no_held_one(make_coord
     assert await b.leases.owner("room1") == "A"
     await b.leases.tick()
     assert sorted(taken) == ["room2", "room3"], "rooms already held are renewed, not taken again"
+
+
+async def test_the_passes_go_on_after_redis_lost_its_script_cache(tmp_path: Path) -> None:
+    # The passes run their scripts by SHA (server/coord/scripts.py); a Redis of its own, since a
+    # SCRIPT FLUSH on the shared one would touch everyone's scripts.
+    server = PrivateRedis(tmp_path / "redis")
+    server.start()
+    a, b = redis_coordination(server.url, "A"), redis_coordination(server.url, "B")
+    client = Redis.from_url(server.url)
+    try:
+        assert await a.leases.acquire("room1")
+        b.leases.want("room2")
+        await a.presence.connect("room1", 0)
+        await a.leases.tick()
+        await b.leases.tick()
+        assert a.leases.held == {"room1"} and b.leases.held == {"room2"}
+        await client.script_flush()
+        a.leases.want("room3")
+        await a.leases.tick()  # a renewal and a claim, both answered NOSCRIPT first
+        assert a.leases.held == {"room1", "room3"}
+        await b.leases.tick()
+        assert b.leases.held == {"room2"}
+        assert await b.leases.owner("room3") == "A"
+        await client.script_flush()
+        await a.presence.tick()
+        assert await b.presence.seats("room1") == {0: frozenset({"A"})}
+    finally:
+        await client.aclose()
+        await a.close()
+        await b.close()
+        server.stop()

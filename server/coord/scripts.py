@@ -1,0 +1,49 @@
+"""A Lua script run many times in one pipeline, by its SHA.
+
+redis-py's `Script` objects, when called on a pipeline, make the pipeline send `SCRIPT EXISTS` for
+them before every `execute` (one more round trip per pass). The coordination passes (lease renewals
+and claims, presence marks) run a pipeline every second or two per process, so they call `EVALSHA`
+directly instead, as the store's saves do: if Redis lost its script cache (a restart, `SCRIPT
+FLUSH`), the calls answered `NOSCRIPT` ran nothing, so the script is loaded and they run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
+
+Call = tuple[Sequence[str], Sequence[Any]]  # (keys, args) of one run of the script
+
+
+class PipelinedScript:
+    """One Lua script; `run_many(calls)` runs it once per call in one pipeline, answers in order."""
+
+    def __init__(self, redis: Redis, text: str) -> None:
+        self.redis = redis
+        self.text = text
+        self.sha = hashlib.sha1(text.encode()).hexdigest()  # what SCRIPT LOAD answers
+
+    async def run_many(self, calls: Sequence[Call]) -> list[Any]:
+        """Every call's answer; the first error (other than a lost script, handled) is raised."""
+        results = await self._pipeline(calls)
+        missing = [index for index, result in enumerate(results) if isinstance(result, NoScriptError)]
+        if missing:
+            self.sha = str(await self.redis.script_load(self.text))
+            again = await self._pipeline([calls[index] for index in missing])
+            for index, result in zip(missing, again, strict=True):
+                results[index] = result
+        for result in results:
+            if isinstance(result, Exception):
+                raise result
+        return results
+
+    async def _pipeline(self, calls: Sequence[Call]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args in calls:
+                pipe.evalsha(self.sha, len(keys), *keys, *args)
+            results: list[Any] = await pipe.execute(raise_on_error=False)
+        return list(results)
