@@ -265,6 +265,10 @@ class PatientClient(WhistClient):
             try:
                 return await super().request(kind, timeout, **fields)
             except ServerError as problem:
+                if attempt > 1 and problem.code in ("not_your_turn", "illegal_action", "deal_in_progress"):
+                    # The write that timed out had reached Redis after all (the error says "nothing was
+                    # applied", which is then not so): the retry finds it done.
+                    return {}
                 if problem.code != "store_unavailable" or attempt == STORE_RETRIES:
                     raise
                 await asyncio.sleep(1.0)
