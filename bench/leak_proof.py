@@ -45,7 +45,7 @@ from leak_check import DealKey, hidden_card_leaks  # noqa: E402
 
 from server.app import WhistServer  # noqa: E402
 from server.bots import get_bot  # noqa: E402
-from server.client import WhistClient  # noqa: E402
+from server.client import ServerError, WhistClient  # noqa: E402
 from server.coord import Coordination, new_process_id, redis_coordination  # noqa: E402
 from server.limits import Limits  # noqa: E402
 from server.rules import get_ruleset, ruleset_names  # noqa: E402
@@ -55,6 +55,7 @@ from server.table import facts  # noqa: E402
 
 RULESETS = tuple(ruleset_names())  # every ruleset the server knows
 BOTS = ("random", "heuristic")
+STORE_RETRIES = 5  # a request answered `store_unavailable` is sent again, this many times in all
 RANDOM = get_bot("random")
 
 
@@ -258,8 +259,20 @@ class PatientClient(WhistClient):
     no frame and the watchdog reports it."""
 
     async def request(self, kind: str, timeout: float = 600.0, **fields: Any) -> dict[str, Any]:
-        """`WhistClient.request` with a long timeout."""
-        return await super().request(kind, timeout, **fields)
+        """`WhistClient.request` with a long timeout, retried (as the error asks) after `store_unavailable`:
+        Redis itself is starved at such loads."""
+        for attempt in range(1, STORE_RETRIES + 1):
+            try:
+                return await super().request(kind, timeout, **fields)
+            except ServerError as problem:
+                if attempt > 1 and problem.code in ("not_your_turn", "illegal_action", "deal_in_progress"):
+                    # The write that timed out had reached Redis after all (the error says "nothing was
+                    # applied", which is then not so): the retry finds it done.
+                    return {}
+                if problem.code != "store_unavailable" or attempt == STORE_RETRIES:
+                    raise
+                await asyncio.sleep(1.0)
+        raise AssertionError("unreachable")
 
 
 async def connect(url: str, name: str, binary: bool) -> WhistClient:

@@ -208,10 +208,6 @@ class BotDriver(RoomListener):
             # A write the store refused (or lost to a conflict) changed nothing: try again shortly,
             # or the table would wait for a bot that never moves.
             log.warning("room %s: bot move not stored, retrying: %s", room.room_id, problem.message)
-            # The room was reloaded if the store was ahead (a conflict: e.g. a move stored by a step
-            # cancelled mid-write, when the lease was lost): tell the connections, as for a player's
-            # request. Else a human whose turn came with that stored move is never told, and waits.
-            room.announce_reload()
             self._retries[room] = asyncio.get_running_loop().call_later(BOT_RETRY_SECONDS, self.kick, room)
         except Exception:
             log.exception("room %s: bot loop failed", room.room_id)

@@ -179,10 +179,17 @@ class LiveRoom:
         self.announce(CommittedChange(self.room_id, self.version, stored=False))
 
     async def reload(self) -> None:
-        """Replace the live table with the stored one (presence is kept: it is not stored)."""
+        """Replace the live table with the stored one (presence is kept: it is not stored). When the
+        store was ahead, the connections here were behind too: they are sent the current state."""
         stored = await self.store.load(self.room_id)
         if stored is None:
             return
         entries = await self.store.read_log(self.room_id) if stored.state.get("session") is not None else []
+        behind = stored.version != self.table.version
         self.table = replace(from_stored(stored.state, stored.version, entries), presence=self.table.presence)
         self.stale = False
+        if behind:
+            # E.g. a write that reached the store but not this copy (cut short by a timeout, or by a
+            # cancelled bot step when the lease was lost): whatever the caller does next (maybe
+            # nothing), the players must see the stored move, or a human never learns it is their turn.
+            self.announce_reload()

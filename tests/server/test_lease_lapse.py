@@ -17,6 +17,7 @@ import pytest
 
 from server.app import Limits, WhistServer
 from server.client import WhistClient
+from server.coord import leases as leases_module
 from server.coord import new_process_id, redis_coordination
 from server.coord.leases import Leases, MemoryLeases
 from server.store.redis import RedisStore
@@ -45,19 +46,41 @@ async def until(condition: Callable[[], bool], timeout: float = 20.0) -> None:
             await asyncio.sleep(0.005)
 
 
-async def test_a_lease_renewed_after_it_lapsed_here_is_reported_as_taken_again() -> None:
+class Clock:
+    """The leases' clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+async def test_a_lease_renewed_after_it_lapsed_here_is_reported_as_taken_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock()
+    monkeypatch.setattr(leases_module, "time", clock)
     taken: list[str] = []
-    leases = MemoryLeases("A", TTL, on_acquired=taken.append)
-    slow_renewals(leases)
-    assert await leases.acquire("room1")
-    leases.start()
-    try:
-        await until(lambda: not leases.holds("room1"))  # the gap: "not yours" for a while
-        await until(lambda: leases.holds("room1"))
-        assert await leases.owner("room1") == "A", "the lease never left this process"
-        assert taken == ["room1"], "the owner is told it holds the room again"
-    finally:
-        await leases.close()
+    leases = MemoryLeases("A", 3.0, on_acquired=taken.append)
+    assert await leases.acquire("room1")  # confirmed at 100; the store keeps it until 103
+    renew = leases._renew
+
+    async def answered_late(rooms: Iterable[str]) -> dict[str, bool]:
+        answer = await renew(rooms)  # the store runs the renewal at 102: it keeps the lease until 105
+        clock.now = 103.5  # ...but its answer is read here after the lease lapsed (100 + 3)
+        assert not leases.holds("room1"), "meanwhile this process said: not mine"
+        return answer
+
+    leases._renew = answered_late  # type: ignore[method-assign]
+    clock.now = 102.0
+    await leases.tick()
+    assert leases.holds("room1") and await leases.owner("room1") == "A", "the lease never left"
+    assert taken == ["room1"], "the owner is told it holds the room again"
+    clock.now = 103.9
+    leases._renew = renew  # type: ignore[method-assign]
+    await leases.tick()  # an ordinary renewal, answered in time: nothing to tell
+    assert taken == ["room1"]
 
 
 @pytest.fixture
