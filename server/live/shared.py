@@ -157,7 +157,8 @@ class SharedRooms(RoomListener):
 
     async def detach(self, room: LiveRoom) -> None:
         """A connection left the room here: stop following it when nothing here needs it."""
-        if not room.members and not room.over and self.owns(room) and self._elsewhere(room.room_id):
+        if (not room.members and not room.over and self.owns(room)
+                and await self._live_elsewhere(room.room_id)):
             await self._hand_over(room)
         if room.members or self.owns(room) or room.room_id not in self.subscribed:
             return
@@ -166,6 +167,19 @@ class SharedRooms(RoomListener):
     def _elsewhere(self, room_id: str) -> bool:
         """Whether another process has connections in the room (as its last published presence says)."""
         return any(seats or spectators for seats, spectators in self.remote.get(room_id, {}).values())
+
+    async def _live_elsewhere(self, room_id: str) -> bool:
+        """Whether a *live* process has connections in the room. The presence of a process killed a
+        moment ago lingers until it expires: handing a room to it would leave nobody to claim it (an
+        adopter that took a dead owner's room gave it straight back to the dead)."""
+        if not self._elsewhere(room_id):
+            return False
+        try:
+            alive = set(await self.coord.registry.alive())
+        except Exception:  # Redis away: keep the room
+            return False
+        return any((seats or spectators) and process in alive
+                   for process, (seats, spectators) in self.remote.get(room_id, {}).items())
 
     async def _hand_over(self, room: LiveRoom) -> None:
         """The owner's last connection in the room left while another process has some (room affinity
@@ -549,7 +563,7 @@ class SharedRooms(RoomListener):
         for room_id in list(self.remote):
             room = self.registry.held(room_id)
             if room is not None and not room.members and self.owns(room) and self._elsewhere(room_id):
-                try:
+                try:  # `detach` hands it over if the process with connections there is alive
                     await self.detach(room)
                 except Exception:
                     log.exception("room %s: hand-over failed", room_id)
