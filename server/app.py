@@ -7,7 +7,6 @@ import collections
 import functools
 import logging
 import os
-import struct
 import time
 from collections.abc import Awaitable, Sequence
 from pathlib import Path
@@ -15,7 +14,6 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
 
 from . import protocol
 from .bots import bot_names
@@ -68,31 +66,6 @@ ERROR_CODES: dict[type[TableError], str] = {
     errors.DealInProgress: "deal_in_progress", errors.HintsOff: "hints_off", errors.Conflict: "conflict",
     errors.StoreUnavailable: "store_unavailable",
 }
-
-
-def write_frame(websocket: ServerConnection, frame: str | bytes) -> None:
-    """Write one whole message frame to an open connection now (no flow control: the caller checked
-    the write buffer). A server's frames are not masked (RFC 6455, 5.1), so with no extension
-    negotiated (no compression) the frame is its two-to-ten-byte header and the payload: written here
-    in one call instead of through the library's per-frame machinery, the hottest path of a busy
-    server. Anything else (an extension, a connection not open) goes through `broadcast`, which
-    skips a closed connection as `send` would have raised ConnectionClosed."""
-    protocol = websocket.protocol
-    if protocol.extensions or protocol.state is not State.OPEN or websocket.send_in_progress is not None:
-        broadcast((websocket,), frame)
-        return
-    if isinstance(frame, str):
-        opcode, payload = 0x81, frame.encode()  # FIN + text
-    else:
-        opcode, payload = 0x82, frame  # FIN + binary
-    length = len(payload)
-    if length < 126:
-        header = struct.pack("!BB", opcode, length)
-    elif length < 65536:
-        header = struct.pack("!BBH", opcode, 126, length)
-    else:
-        header = struct.pack("!BBQ", opcode, 127, length)
-    websocket.transport.write(header + payload)
 
 
 def wire_error(problem: TableError) -> ProtocolError:
@@ -148,7 +121,7 @@ class Connection:
             # Nothing waits before it and the socket takes data: write it now, in order, without a
             # queue and a task switch per frame (most frames of a busy server go this way). A closed
             # connection is skipped, as `send` would have raised ConnectionClosed.
-            write_frame(self.websocket, frame)
+            broadcast((self.websocket,), frame)
             return
         self.outbox.put_nowait(frame)
 

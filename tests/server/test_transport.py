@@ -51,9 +51,9 @@ async def test_permessage_deflate_only_when_asked_for(compression: str | None, o
 
 @pytest.mark.parametrize("compression", [None, "deflate"])
 async def test_pushed_frames_of_every_header_size_arrive_whole_and_in_order(compression: str | None) -> None:
-    # Pushes are written straight to the socket when nothing waits (server.app.write_frame builds the
-    # frame header itself without compression): payloads needing the 7-bit, 16-bit and 64-bit length
-    # forms, as text and as msgpack, must reach a plain websockets client intact and in order.
+    # Pushes are written at once when nothing waits before them (no queue): payloads needing the 7-bit,
+    # 16-bit and 64-bit length forms, as text and as msgpack, must reach a plain websockets client
+    # intact and in order.
     import msgpack  # type: ignore[import-untyped]
 
     server = WhistServer(MemoryStore(), compression=compression)
