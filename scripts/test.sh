@@ -43,8 +43,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_install "${missing[@]}"
 fi
 
-# One pytest worker per core (pytest-xdist; PYTEST_WORKERS=0 runs in one process). The browser tests
-# share one worker and run after its other tests (tests/conftest.py).
+# One pytest worker per core (pytest-xdist; PYTEST_WORKERS=0 runs in one process). Under loadgroup the
+# conftest's own scheduler hands out the work (tests/conftest.py): the long modules first, the browser
+# tests last in two groups, each group on one worker after that worker's other tests.
 workers=${PYTEST_WORKERS:-auto}
 parallel=()
 [ "$workers" = "0" ] || parallel=(-n "$workers" --dist loadgroup)

@@ -1,12 +1,15 @@
-"""Shared fixtures: the test Redis (db 0, a unique key prefix per test, cleaned up afterwards)."""
+"""Shared fixtures: the test Redis (db 0, a unique key prefix per test, cleaned up afterwards); the order
+of the tests and how pytest-xdist shares them between workers (tests/suite_order.py)."""
 
 from __future__ import annotations
 
 import os
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
+from suite_order import make_scheduler, run_order
 
 REDIS_URL = os.environ.get("WHIST_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
@@ -36,19 +39,20 @@ async def redis_cleanup(redis_url: str, redis_prefix: str) -> AsyncIterator[str]
         await store.close()
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the browser tests last, and (under pytest-xdist's `--dist loadgroup`) all in one worker.
+    """Run the long modules first and the browser tests last, group by group (a stable sort: within a
+    module the order is the file's).
 
-    Playwright's sync API keeps its own event loop running in the main thread from the first browser
-    test to the end of the session; pytest-asyncio tests collected after it would run under it.
+    Playwright's sync API keeps its own event loop marked as running in the main thread from the first
+    browser test to the end of the session: a pytest-asyncio test run after it in the same process
+    would fail. So no process runs anything after a browser test.
     """
-    items.sort(key=is_browser_test)
-    for item in items:
-        if is_browser_test(item):
-            item.add_marker(pytest.mark.xdist_group("browser"))
+    items.sort(key=lambda item: run_order(item.nodeid))
 
 
-def is_browser_test(item: pytest.Item) -> bool:
-    """Whether the test drives Chromium (tests/browser/)."""
-    return item.path.parts[-2:-1] == ("browser",)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `--dist loadgroup` (scripts/test.sh) the workers get the units of tests/suite_order.py."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return make_scheduler(config, log)

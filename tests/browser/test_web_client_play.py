@@ -170,6 +170,17 @@ def active_element(page: Page) -> str:
     return text
 
 
+def focused_call_and_legal(page: Page) -> list[Any] | None:
+    """[focused call's action, the view's legal actions], read together; None until the page
+    shows the state it holds."""
+    found: list[Any] | None = page.evaluate(
+        "() => { const a = window.whistApp, s = document.querySelector('.table-screen');"
+        " if (!a || !a.view || !s || s.dataset.version !== String(a.room.version)) return null;"
+        " return [document.activeElement.dataset.action, a.view.legal]; }"
+    )
+    return found
+
+
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_a_whole_deal_with_the_keyboard_alone(browser: Browser, server_url: str, size: str) -> None:
     context = new_context(browser, size)
@@ -227,8 +238,10 @@ def test_a_whole_deal_with_the_keyboard_alone(browser: Browser, server_url: str,
                 page.keyboard.press("Tab")
                 if not focused(page, "button.call"):
                     page.keyboard.press("Shift+Tab")
-            action = page.evaluate("() => document.activeElement.dataset.action")
-            assert action in view["legal"]
+            # The focused call and the legal actions are read in one step from the page, once it has
+            # drawn the state it holds: on a busy machine a new state may arrive between two reads.
+            action, legal = wait_until(lambda: focused_call_and_legal(page), message="the calls drawn")
+            assert action in legal
             page.keyboard.press("Enter")
             wait_until(lambda before=view: moved_on(player, before), message=f"{action} to be taken")
     assert played, "no deal was played to the end with the keyboard"
