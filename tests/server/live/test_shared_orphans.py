@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
 
 import pytest
+from shared_peers import Peer, eventually
 
 from server.coord import MemoryHub, memory_coordination
 from server.live import Tables
@@ -22,16 +22,6 @@ LEASE_TTL = 0.3
 HEARTBEAT_TTL = 0.6  # the process registry's (and presence's) expiry
 
 
-class Peer:
-    """A connection stand-in."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.wants_events = True
-        self.pushed: list[dict[str, Any]] = []
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.pushed.append(message)
 
 
 @pytest.fixture
@@ -44,13 +34,6 @@ async def three() -> AsyncIterator[tuple[Tables, Tables, Tables]]:
     yield processes  # type: ignore[misc]
     for tables in processes:
         await tables.close()
-
-
-async def eventually(check: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"{what}: still false after {timeout} s"
-        await asyncio.sleep(0.01)
 
 
 async def bots_only_room(tables: Tables, deals: int = 2) -> str:

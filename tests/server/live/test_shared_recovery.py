@@ -11,37 +11,16 @@ ask). The grace timer of a player who left is retried the same way when the stor
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
-import pytest
+from shared_peers import Peer, eventually
 
-from server.coord import MemoryHub, memory_coordination
 from server.coord.fanout import MemoryFanout
 from server.live import Tables
 from server.protocol import CreateRoom
 from server.store import MemoryStore
 from server.table import play
-
-JSON = dict[str, Any]
-
-
-class Peer:
-    """A connection stand-in that keeps what it is sent."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.wants_events = True
-        self.pushed: list[JSON] = []
-
-    def push(self, message: JSON) -> None:
-        self.pushed.append(message)
-
-    def version(self) -> int:
-        """The room version of the latest state pushed (0: none)."""
-        states = [message for message in self.pushed if message["type"] == "state"]
-        return int(states[-1]["room"]["version"]) if states else 0
 
 
 class Failing:
@@ -69,25 +48,6 @@ class FlakyStore:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
-
-
-@pytest.fixture
-async def two() -> AsyncIterator[tuple[Tables, Tables]]:
-    store, hub = MemoryStore(), MemoryHub()
-    pair = (Tables(store, bot_delay=0.0, coordination=memory_coordination("A", hub)),
-            Tables(store, bot_delay=0.0, coordination=memory_coordination("B", hub)))
-    for tables in pair:
-        await tables.join_cluster()
-    yield pair
-    for tables in pair:
-        await tables.close()
-
-
-async def eventually(check: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"{what}: still false after {timeout} s"
-        await asyncio.sleep(0.01)
 
 
 async def four_humans(a: Tables, b: Tables) -> tuple[str, Peer, list[Peer]]:
