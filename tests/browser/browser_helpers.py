@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
@@ -198,7 +199,12 @@ class Player:
         choice = prefer(legal) if prefer else None
         if choice is None:
             choice = default_choice(legal)
-        button = page.locator(f'button[data-action="{choice}"]')
+        # Only what a person can click: the dialogs, or the table when no dialog makes it inert.
+        button = page.locator("#modal-root, #app:not([inert])").locator(f'button[data-action="{choice}"]')
+        with contextlib.suppress(PlaywrightTimeoutError):
+            # The page draws a state a moment after it has it: wait for the call to be drawn before
+            # looking for it behind "more calls" (opening that sheet makes the table inert).
+            button.first.wait_for(state="attached", timeout=3000)
         if button.count() == 0 and page.locator("button.more-calls").count():
             page.click("button.more-calls")
         if button.count() == 0 and page.locator("details.refuse").count():
