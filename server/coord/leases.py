@@ -216,18 +216,13 @@ class RedisLeases(Leases):
         self.redis = redis
         self.keys = keys
         self._ttl_ms = max(1, round(ttl * 1000))
-        self._renew_script = redis.register_script(_RENEW)
         self._release_script = redis.register_script(_RELEASE)
         # The passes' scripts, pipelined by SHA (no `SCRIPT EXISTS` round trip per pass).
         self._renew_many = PipelinedScript(redis, _RENEW)
         self._claim_many = PipelinedScript(redis, _CLAIM)
 
     async def _take(self, room_id: str) -> bool:
-        key = self.keys.room_owner(room_id)
-        if await self.redis.set(key, self.process_id, nx=True, px=self._ttl_ms):
-            return True
-        # Already ours (taken earlier, or by another pass)? Then extend it.
-        return bool(await self._renew_script(keys=[key], args=[self.process_id, self._ttl_ms]))
+        return (await self._take_many([room_id]))[room_id]  # the claim script: taken, or extended if ours
 
     async def _renew(self, rooms: Iterable[str]) -> dict[str, bool]:
         rooms = list(rooms)
