@@ -18,6 +18,7 @@ from shared_peers import Peer, eventually
 
 from server.coord.fanout import MemoryFanout
 from server.live import Tables
+from server.live.room import LiveRoom
 from server.protocol import CreateRoom
 from server.store import MemoryStore
 from server.table import play
@@ -81,6 +82,20 @@ async def commit_a_move(tables: Tables, room_id: str) -> int:
     return room.version
 
 
+async def b_misses_a_move(a: Tables, b: Tables, room_id: str) -> tuple[LiveRoom, MemoryFanout, int]:
+    """B's subscriber loses Redis while A commits a move (B misses it), then is subscribed again (the
+    `on_resync` that RedisFanout then calls is the test's to make). Returns B's room, B's fan-out and
+    the version of the missed move."""
+    room_b = b.rooms[room_id]
+    fanout_b = b.shared.coord.fanout
+    assert isinstance(fanout_b, MemoryFanout)
+    fanout_b.hub.subscribers[room_id].discard(fanout_b)
+    version = await commit_a_move(a, room_id)
+    assert room_b.version < version
+    fanout_b.hub.subscribers[room_id].add(fanout_b)
+    return room_b, fanout_b, version
+
+
 async def test_a_change_whose_publish_failed_once_still_reaches_the_other_process(
     two: tuple[Tables, Tables],
 ) -> None:
@@ -100,15 +115,8 @@ async def test_after_its_subscriber_reconnects_a_process_catches_up_though_its_f
 ) -> None:
     a, b = two
     room_id, _, guests = await four_humans(a, b)
-    room_b = b.rooms[room_id]
-    fanout_b = b.shared.coord.fanout
-    assert isinstance(fanout_b, MemoryFanout)
-    fanout_b.hub.subscribers[room_id].discard(fanout_b)  # B's subscriber lost Redis: it misses a change
-    version = await commit_a_move(a, room_id)
-    assert room_b.version < version
-    # B's subscriber is back (subscribed again, then `on_resync`, as RedisFanout does); B's first
-    # reload fails.
-    fanout_b.hub.subscribers[room_id].add(fanout_b)
+    room_b, fanout_b, version = await b_misses_a_move(a, b, room_id)
+    # B's first reload fails.
     room_b.store = FlakyStore(room_b.store, 1)  # type: ignore[assignment]
     await resync(fanout_b)
     await eventually(lambda: room_b.version == version
@@ -121,12 +129,7 @@ async def test_after_its_subscriber_reconnects_a_process_tells_its_connections_t
 ) -> None:
     a, b = two
     room_id, _, guests = await four_humans(a, b)
-    room_b = b.rooms[room_id]
-    fanout_b = b.shared.coord.fanout
-    assert isinstance(fanout_b, MemoryFanout)
-    fanout_b.hub.subscribers[room_id].discard(fanout_b)
-    version = await commit_a_move(a, room_id)
-    fanout_b.hub.subscribers[room_id].add(fanout_b)
+    room_b, fanout_b, version = await b_misses_a_move(a, b, room_id)
     presence = b.shared.coord.presence
     presence.seats = Failing(presence.seats)  # type: ignore[method-assign]
     await resync(fanout_b)
