@@ -53,6 +53,9 @@ def check_spectator_sees_no_hidden_card(spectator: Player, players: list[Player]
     if view.get("turn_up"):
         exposed.add(view["turn_up"])
     shown = set(spectator.shown_cards())
+    # A hand laid face up between reading the view and reading the page is public too (the page may
+    # already draw the state that exposed it).
+    exposed |= {card for cards in ((spectator.view() or {}).get("exposed") or {}).values() for card in cards}
     after = [held_cards(p) for p in players]
     spectator_after = deal_shown(spectator)
     numbers = {*deals, *(deal_shown(p)[0] for p in players), spectator_deal[0], spectator_after[0]}
