@@ -51,8 +51,9 @@ class RoomListener:
 
     Order, for each change: every listener's `stored` (awaited, under the room's lock, before anyone
     hears of the change: e.g. the daily leaderboard), then every listener's `committed` (synchronous:
-    pushes, timers, bots, lobby). `opened` runs once when a room is created or loaded into this
-    process, `closed` when it is dropped or the server stops; `busy` keeps an idle room in memory.
+    pushes, timers, bots, lobby); `unconfirmed` instead when a write's outcome is unknown. `opened`
+    runs once when a room is created or loaded into this process, `closed` when it is dropped or the
+    server stops; `busy` keeps an idle room in memory.
     """
 
     async def stored(self, room: LiveRoom, change: CommittedChange) -> None:
@@ -60,6 +61,10 @@ class RoomListener:
 
     def committed(self, room: LiveRoom, change: CommittedChange) -> None:
         """After the change (tell the connections, arm timers, wake bots...)."""
+
+    def unconfirmed(self, room: LiveRoom) -> None:
+        """A write's outcome is unknown (the store stopped answering): the room's copy here may be
+        behind the store until it is reloaded."""
 
     def opened(self, room: LiveRoom) -> None:
         """The room is now served by this process."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -148,14 +149,33 @@ class LiveRoom:
             raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
                                   "retry") from None
         except Exception as failure:
-            # Not stored, so it did not happen. The write may still have reached the store: reload
-            # now, or (store unreachable) before the next change.
+            # The write was not confirmed. It may still have run (a timeout cut short its answer): then
+            # the move happened and is answered as such; otherwise nothing happened.
             log.exception("room %s: store write failed", self.room_id)
             self.stale = True
-            with contextlib.suppress(Exception):
-                await self.reload()
+            landed = await self._landed(table)
+            if landed is not None:
+                return landed
+            if self.stale:  # the store does not answer: whether the write ran is not known yet
+                for listener in self.listeners:
+                    listener.unconfirmed(self)
+                raise errors.StoreUnavailable(
+                    f"the store did not confirm the move ({type(failure).__name__}); the room's state is "
+                    "sent again when the store answers: retry then if the move is not in it") from None
             raise errors.StoreUnavailable(f"the room could not be saved ({type(failure).__name__}); nothing "
                                           "was applied: retry") from None
+
+    async def _landed(self, table: Table) -> int | None:
+        """After a failed write of `table`: its version if the store holds it after all, else None. The
+        live copy is reloaded when the store answers (it is no longer `stale`)."""
+        written = self.table.version + 1
+        with contextlib.suppress(Exception):
+            stored = await self.store.load(self.room_id)
+            if stored is not None and stored.version == written and _same(stored.state, to_stored(table)):
+                self.stale = False
+                return written
+            await self.reload()
+        return None
 
     async def catch_up(self) -> bool:
         """Reload the room if the store holds a newer version than the live copy (another process
@@ -193,3 +213,8 @@ class LiveRoom:
             # cancelled bot step when the lease was lost): whatever the caller does next (maybe
             # nothing), the players must see the stored move, or a human never learns it is their turn.
             self.announce_reload()
+
+
+def _same(stored: JSON, written: JSON) -> bool:
+    """Whether two stored states are equal as the store keeps them (JSON: tuples read back as lists)."""
+    return json.dumps(stored, sort_keys=True) == json.dumps(written, sort_keys=True)

@@ -478,6 +478,11 @@ class SharedRooms(RoomListener):
         for seat in newly_away:
             self.timers.arm(room, seat)
 
+    def unconfirmed(self, room: LiveRoom) -> None:
+        """A write's outcome is unknown: catch the room up as soon as the store answers, so that its
+        connections learn whether the move happened without having to ask."""
+        self._fall_behind(room.room_id)
+
     def _resync(self, rooms: frozenset[str]) -> None:
         """The subscriber was away (messages may be lost): catch every followed room up (in the
         background: the subscriber goes on reading meanwhile)."""
