@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from ..rules import Session
-from ..store import Store, VersionConflictError
+from ..store import Store, StoredRoom, VersionConflictError
 from ..table import Outcome, Table, errors, facts, from_stored, presence, to_stored
 from .change import JSON, CommittedChange, RoomListener
 
@@ -174,7 +174,8 @@ class LiveRoom:
             if stored is not None and stored.version == written and _same(stored.state, to_stored(table)):
                 self.stale = False
                 return written
-            await self.reload()
+            if stored is not None:
+                await self._install(stored)
         return None
 
     async def catch_up(self) -> bool:
@@ -185,12 +186,12 @@ class LiveRoom:
                 stored = await self.store.load(self.room_id)
                 if stored is None or (stored.version == self.table.version and not self.stale):
                     return False
-                await self.reload()
+                if not await self._install(stored):
+                    self.announce_reload()  # stale at the same version: tell the connections anyway
             except Exception:
                 log.exception("room %s: reload failed", self.room_id)
                 raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
                                               "retry") from None
-            self.announce_reload()
             return True
 
     def announce_reload(self) -> None:
@@ -202,8 +203,12 @@ class LiveRoom:
         """Replace the live table with the stored one (presence is kept: it is not stored). When the
         store was ahead, the connections here were behind too: they are sent the current state."""
         stored = await self.store.load(self.room_id)
-        if stored is None:
-            return
+        if stored is not None:
+            await self._install(stored)
+
+    async def _install(self, stored: StoredRoom) -> bool:
+        """Make `stored` (just loaded) the live table; True if the live copy was behind it (then the
+        connections here have been told)."""
         entries = await self.store.read_log(self.room_id) if stored.state.get("session") is not None else []
         behind = stored.version != self.table.version
         self.table = replace(from_stored(stored.state, stored.version, entries), presence=self.table.presence)
@@ -213,6 +218,7 @@ class LiveRoom:
             # cancelled bot step when the lease was lost): whatever the caller does next (maybe
             # nothing), the players must see the stored move, or a human never learns it is their turn.
             self.announce_reload()
+        return behind
 
 
 def _same(stored: JSON, written: JSON) -> bool:

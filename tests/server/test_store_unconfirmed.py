@@ -5,7 +5,7 @@ store answers again, every connection gets the stored state without asking."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -47,47 +47,52 @@ def seat_acts(log: list[dict[str, Any]], seat: int) -> list[str]:
     return [entry["action"] for entry in log if entry.get("t") == "act" and entry.get("seat") == seat]
 
 
-async def first_turn(live: LiveServer) -> WhistClient:
+FirstTurn = tuple[WhistClient, LostAnswers, str]  # the client, its store's wrapper, the move
+
+
+@pytest.fixture
+async def at_first_turn(live: LiveServer, store: Store) -> AsyncIterator[FirstTurn]:
+    """A solo-whist table with the client at seat 0 to act, the store wrapped, and the move it will
+    make; the client is closed afterwards."""
+    lossy = LostAnswers(store)
     client = await WhistClient.connect(live.url, name="Solo")
-    await client.create_room("solo-whist", seat=0, session={"deals": 1}, bot="random")
-    await client.start()
-    await client.wait_for(lambda c: c.my_turn())
-    return client
+    try:
+        await client.create_room("solo-whist", seat=0, session={"deals": 1}, bot="random")
+        await client.start()
+        await client.wait_for(lambda c: c.my_turn())
+        assert client.view is not None and client.room_id is not None
+        yield client, lossy, client.view["legal"][0]
+    finally:
+        await client.close()
+
+
+def move_shown(action: str) -> Callable[[WhistClient], bool]:
+    return lambda c: c.view is not None and [0, action] in c.view["calls"]
 
 
 async def test_a_write_that_landed_but_whose_answer_was_lost_is_confirmed(
-        live: LiveServer, store: Store) -> None:
-    lossy = LostAnswers(store)
-    client = await first_turn(live)
-    try:
-        assert client.view is not None and client.room_id is not None
-        action = client.view["legal"][0]
-        lossy.lose_next = True
-        answer = await client.act(action)  # not an error: the store holds the move
-        assert answer["action"] == action and not lossy.lose_next
-        assert seat_acts(await store.read_log(client.room_id), 0) == [action], "stored once"
-        await client.wait_for(lambda c: c.view is not None and [0, action] in c.view["calls"])
-    finally:
-        await client.close()
+        at_first_turn: FirstTurn, store: Store) -> None:
+    client, lossy, action = at_first_turn
+    lossy.lose_next = True
+    answer = await client.act(action)  # not an error: the store holds the move
+    assert answer["action"] == action and not lossy.lose_next
+    assert client.room_id is not None
+    assert seat_acts(await store.read_log(client.room_id), 0) == [action], "stored once"
+    await client.wait_for(move_shown(action))
 
 
 async def test_a_write_of_unknown_outcome_is_unconfirmed_then_shown_when_the_store_answers(
-        live: LiveServer, store: Store) -> None:
-    lossy = LostAnswers(store)
-    client = await first_turn(live)
-    try:
-        assert client.view is not None and client.room_id is not None
-        action = client.view["legal"][0]
-        lossy.lose_next = lossy.away_after_loss = True
-        with pytest.raises(ServerError) as caught:
-            await client.act(action)
-        error = caught.value
-        assert error.code == "store_unavailable"
-        assert "did not confirm" in error.message and "nothing was applied" not in error.message
-        assert "10.1.2.3" not in error.message, "the store's address stays in the server log"
-        lossy.away = False
-        # Nobody asks: the server catches the room up once the store answers and pushes the move.
-        await client.wait_for(lambda c: c.view is not None and [0, action] in c.view["calls"])
-        assert seat_acts(await store.read_log(client.room_id), 0) == [action], "stored once"
-    finally:
-        await client.close()
+        at_first_turn: FirstTurn, store: Store) -> None:
+    client, lossy, action = at_first_turn
+    lossy.lose_next = lossy.away_after_loss = True
+    with pytest.raises(ServerError) as caught:
+        await client.act(action)
+    error = caught.value
+    assert error.code == "store_unavailable"
+    assert "did not confirm" in error.message and "nothing was applied" not in error.message
+    assert "10.1.2.3" not in error.message, "the store's address stays in the server log"
+    lossy.away = False
+    # Nobody asks: the server catches the room up once the store answers and pushes the move.
+    await client.wait_for(move_shown(action))
+    assert client.room_id is not None
+    assert seat_acts(await store.read_log(client.room_id), 0) == [action], "stored once"
