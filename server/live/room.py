@@ -112,8 +112,7 @@ class LiveRoom:
                 await self.reload()
             except Exception:
                 log.exception("room %s: reload failed", self.room_id)
-                raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
-                                              "retry") from None
+                raise _store_silent() from None
         outcome = command(self.table)
         if outcome is None:
             return None
@@ -135,8 +134,9 @@ class LiveRoom:
 
     async def _write(self, table: Table, entries: list[JSON]) -> int:
         """The compare-and-set write; returns the new version."""
+        state = to_stored(table)
         try:
-            return await self.store.save(self.room_id, to_stored(table), self.table.version, entries,
+            return await self.store.save(self.room_id, state, self.table.version, entries,
                                          facts.lobby_entry(table))
         except VersionConflictError as conflict:
             try:
@@ -144,8 +144,7 @@ class LiveRoom:
             except Exception:
                 log.exception("room %s: reload failed", self.room_id)
                 self.stale = True
-                raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
-                                              "retry") from None
+                raise _store_silent() from None
             raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
                                   "retry") from None
         except Exception as failure:
@@ -153,7 +152,7 @@ class LiveRoom:
             # the move happened and is answered as such; otherwise nothing happened.
             log.exception("room %s: store write failed", self.room_id)
             self.stale = True
-            landed = await self._landed(table)
+            landed = await self._landed(state)
             if landed is not None:
                 return landed
             if self.stale:  # the store does not answer: whether the write ran is not known yet
@@ -165,13 +164,13 @@ class LiveRoom:
             raise errors.StoreUnavailable(f"the room could not be saved ({type(failure).__name__}); nothing "
                                           "was applied: retry") from None
 
-    async def _landed(self, table: Table) -> int | None:
-        """After a failed write of `table`: its version if the store holds it after all, else None. The
-        live copy is reloaded when the store answers (it is no longer `stale`)."""
+    async def _landed(self, state: JSON) -> int | None:
+        """After a failed write of the stored form `state`: its version if the store holds it after all,
+        else None. The live copy is reloaded when the store answers (it is no longer `stale`)."""
         written = self.table.version + 1
         with contextlib.suppress(Exception):
             stored = await self.store.load(self.room_id)
-            if stored is not None and stored.version == written and _same(stored.state, to_stored(table)):
+            if stored is not None and stored.version == written and _same(stored.state, state):
                 self.stale = False
                 return written
             if stored is not None:
@@ -190,8 +189,7 @@ class LiveRoom:
                     self.announce_reload()  # stale at the same version: tell the connections anyway
             except Exception:
                 log.exception("room %s: reload failed", self.room_id)
-                raise errors.StoreUnavailable("the store does not answer; nothing was applied: "
-                                              "retry") from None
+                raise _store_silent() from None
             return True
 
     def announce_reload(self) -> None:
@@ -219,6 +217,11 @@ class LiveRoom:
             # nothing), the players must see the stored move, or a human never learns it is their turn.
             self.announce_reload()
         return behind
+
+
+def _store_silent() -> errors.StoreUnavailable:
+    """The error for a command refused because the store does not answer before anything was written."""
+    return errors.StoreUnavailable("the store does not answer; nothing was applied: retry")
 
 
 def _same(stored: JSON, written: JSON) -> bool:
