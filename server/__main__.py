@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .app import WhistServer
 from .coord import new_process_id, open_coordination
+from .gc_policy import DEFAULT_FULL_INTERVAL, scheduled_full_passes
 from .http import DEFAULT_STATIC_DIR, parse_networks
 from .limits import Limits
 from .store import open_store
@@ -87,6 +88,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--ping-timeout", type=float, default=limits.ping_timeout,
                         help="seconds to wait for a pong before closing a half-open connection with code "
                         f"1011 (default {limits.ping_timeout:g})")
+    parser.add_argument("--gc-full-interval", type=float, default=DEFAULT_FULL_INTERVAL, metavar="SECONDS",
+                        help="seconds between the garbage collector's full passes, which hold the event "
+                        "loop (sooner if memory grows by a quarter; 0: CPython's own rule; default "
+                        f"{DEFAULT_FULL_INTERVAL:g})")
     parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS[/BITS]",
                         help="a proxy (or network of proxies) whose X-Forwarded-For header gives the client "
                         "address; repeat for several (default: none, the peer address is the client's)")
@@ -109,7 +114,6 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 async def serve_until_stopped(args: argparse.Namespace) -> None:
     """Listen, announce, and wait for SIGTERM/SIGINT."""
-    log = logging.getLogger("whist.main")
     store = open_store(args.store)
     # Owner leases, fan-out and presence shared with every process on the same store (Redis); with the
     # memory store the process is alone: the default in-memory twins (see Tables).
@@ -125,9 +129,16 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.
     gc.freeze()
+    async with scheduled_full_passes(args.gc_full_interval, server.metrics):
+        await announce_and_wait(args, server, host, port)
+
+
+async def announce_and_wait(args: argparse.Namespace, server: WhistServer, host: str, port: int) -> None:
+    """Print the URL, wait for SIGTERM/SIGINT, then stop the server."""
+    log = logging.getLogger("whist.main")
     shown_host = args.host if args.host not in ("", "0.0.0.0", "::") else host
     print(f"whist-server listening on http://{shown_host}:{port}/", flush=True)
-    log.info("listening", extra={"fields": {"host": host, "port": port, "store": store.kind,
+    log.info("listening", extra={"fields": {"host": host, "port": port, "store": server.store.kind,
                                             "bot_delay": args.bot_delay, "loop": loop_name(),
                                             "compression": args.compression}})
     stop = asyncio.Event()

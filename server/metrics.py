@@ -82,6 +82,12 @@ class Metrics:
         self.http_requests = Counter("whist_http_requests_total", "Plain HTTP requests, by endpoint "
                                      "(health, metrics, static, not_found) and status.",
                                      ["endpoint", "status"], registry=r)
+        self.gc_full_passes = Histogram("whist_gc_full_pass_seconds", "Full passes of the cyclic garbage "
+                                        "collector (the event loop stands still meanwhile), by reason: "
+                                        "schedule, memory (server/gc_policy.py).", ["reason"],
+                                        buckets=FAST_BUCKETS, registry=r)
+        self.gc_collected = Counter("whist_gc_full_pass_collected_total", "Objects the full passes of the "
+                                    "garbage collector freed.", registry=r)
         self._room_labels: set[tuple[str, str]] = set()
         for kind in CONNECTION_KINDS:
             self.connections.labels(kind).set(0)
@@ -97,6 +103,11 @@ class Metrics:
     def observe_action_to_push(self, seconds: float) -> None:
         """From an action's arrival (or a bot's decision) to its pushes queued."""
         self.action_to_push.observe(seconds)
+
+    def observe_gc_full_pass(self, reason: str, seconds: float, collected: int) -> None:
+        """One full pass of the garbage collector: why, how long the process stood still, what it freed."""
+        self.gc_full_passes.labels(reason).observe(seconds)
+        self.gc_collected.inc(collected)
 
     def observe_bot_decision(self, bot: str, seconds: float) -> None:
         """How long a bot of kind `bot` took to decide."""
