@@ -28,6 +28,11 @@ from .owners import MemoryOwners, MemoryOwnersTable, Owners, RedisOwners
 from .presence import SPECTATOR, MemoryPresence, MemoryPresenceTable, Presence, RedisPresence
 from .registry import MemoryRegistry, MemoryRegistryTable, RedisRegistry, Registry
 
+# The coordination client's connections (one of them the subscriber's), and how long a command waits for
+# a free one before it fails as if Redis were away.
+COORDINATION_CONNECTIONS = 100
+POOL_WAIT_SECONDS = 5.0
+
 
 def new_process_id(replica_id: str | None = None) -> str:
     """A process id unique to this run of this process: `<replica>:<pid>:<random>` (a restarted
@@ -94,15 +99,21 @@ def memory_coordination(process_id: str = "local", hub: MemoryHub | None = None,
 def redis_coordination(url: str, process_id: str, prefix: str | None = None, lease_ttl: float = 3.0,
                        presence_ttl: float = 6.0, info: dict[str, Any] | None = None) -> Coordination:
     """The Redis primitives on one client (`url` as the store's: `redis://H:P/DB[?prefix=P]`)."""
-    from redis.asyncio import Redis
+    from redis.asyncio import BlockingConnectionPool, Redis
 
     from ..store.keys import Keys
     from ..store.redis import split_store_url
 
     clean, url_prefix = split_store_url(url)
     keys = Keys(prefix if prefix is not None else url_prefix)
-    # Bytes in and out (fan-out carries msgpack); short timeouts so a lost Redis shows up quickly.
-    redis = Redis.from_url(clean, decode_responses=False, socket_connect_timeout=2, socket_timeout=5)
+    # Bytes in and out (fan-out carries msgpack); short timeouts so a lost Redis shows up quickly. A
+    # burst of work (a thousand tables opening or ending at once) waits for a free connection of the
+    # pool instead of failing with MaxConnectionsError: a lease pass that failed so would drop every
+    # lease of a healthy process.
+    pool = BlockingConnectionPool.from_url(clean, decode_responses=False, socket_connect_timeout=2,
+                                           socket_timeout=5, max_connections=COORDINATION_CONNECTIONS,
+                                           timeout=POOL_WAIT_SECONDS)
+    redis = Redis.from_pool(pool)  # closing the client closes its pool
     return Coordination(
         process_id,
         RedisLeases(redis, keys, process_id, lease_ttl),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from server.coord import new_process_id, open_coordination
+from server.coord import COORDINATION_CONNECTIONS, new_process_id, open_coordination
 from server.coord.fanout import MemoryFanout, RedisFanout
 from server.coord.leases import MemoryLeases, RedisLeases
 from server.coord.presence import MemoryPresence, RedisPresence
@@ -49,3 +51,21 @@ def test_process_ids_name_the_replica_and_differ_between_runs() -> None:
     first, second = new_process_id("r2"), new_process_id("r2")
     assert first.startswith("r2:") and second.startswith("r2:") and first != second
     assert new_process_id().startswith("local:")
+
+
+async def test_a_burst_of_more_commands_than_the_pool_has_connections_waits_instead_of_failing(
+        redis_url: str, redis_cleanup: str) -> None:
+    # A thousand tables opening or ending at once: every command of the burst must be served (with the
+    # pool's default of 100 connections and no waiting, the 101st failed with MaxConnectionsError, and a
+    # lease pass that failed so dropped every lease of a healthy process).
+    coord = open_coordination(f"{redis_url}?prefix={redis_cleanup}", "p1")
+    await coord.start()
+    try:
+        rooms = [f"burst{index}" for index in range(3 * COORDINATION_CONNECTIONS)]
+        taken = await asyncio.gather(*(coord.leases.acquire(room) for room in rooms))
+        assert all(taken)
+        await asyncio.gather(*(coord.presence.connect(room, 0) for room in rooms))
+        seats = await asyncio.gather(*(coord.presence.seats(room) for room in rooms))
+        assert all(0 in found for found in seats)
+    finally:
+        await coord.close()
