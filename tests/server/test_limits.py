@@ -97,6 +97,20 @@ async def test_an_idle_connection_is_closed_with_4408(start_server: StartServer)
     assert code == CLOSE_IDLE == 4408 and reason is not None and "idle" in reason
 
 
+async def test_a_connection_that_keeps_talking_outlives_the_idle_limit(start_server: StartServer) -> None:
+    # The idle sweep looks at the last frame of each connection, not at when it opened.
+    idle = 2.0
+    live = await start_server(Limits(idle_seconds=idle))
+    talker = await WhistClient.connect(live.url, name="Talker")
+    started = asyncio.get_running_loop().time()
+    while asyncio.get_running_loop().time() - started < 2.5 * idle:
+        await talker.request("ping")
+        await asyncio.sleep(0.05)
+    await talker.request("ping")  # still open: answered
+    assert all(not conn.closing for conn in live.server.connections)
+    await talker.close()
+
+
 async def test_a_connection_that_answers_no_ping_is_closed(start_server: StartServer) -> None:
     # A half-open connection: the handshake done, then silence (no pong). The server pings, waits
     # ping_timeout, and closes with 1011.
