@@ -1,8 +1,9 @@
 """Room owner leases: at most one process owns a room at a time, and runs its bots and timers.
 
 A lease is a Redis string `{room:<id>}:owner` = process id, set with `SET NX PX ttl`. The owner renews
-all its leases every `ttl / 3` (one pipeline of Lua scripts that extend a lease only if it still names
-this process) and releases them on a clean shutdown (a Lua script that deletes only its own lease).
+all its leases every `ttl / 3` (a Lua script over up to `BATCH` leases a call, which extends a lease
+only if it still names this process) and releases them on a clean shutdown (a Lua script that deletes
+only its own lease).
 A process that dies stops renewing: its leases expire after `ttl` and any process that *wants* the
 room (it has connections there) takes it at its next pass, so a dead owner's rooms move within
 `ttl + ttl / 3` (4 s with the default 3 s).
@@ -31,25 +32,39 @@ LeaseCallback = Callable[[str], Awaitable[None] | None]
 
 DEFAULT_TTL = 3.0
 
-# KEYS: owner key. ARGV: process id, ttl ms. 1 if extended, 0 if the lease names someone else.
+# KEYS: owner keys. ARGV: process id, ttl ms. Per key: 1 if extended, 0 if the lease names someone else.
 _RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local answers = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    answers[i] = redis.call('PEXPIRE', key, ARGV[2])
+  else
+    answers[i] = 0
+  end
 end
-return 0
+return answers
 """
 
-# KEYS: owner key. ARGV: process id, ttl ms. 1 if the lease is (now) ours: taken if free, extended if
-# already ours; 0 if it names another process. `_take` in one call, so that claims pipeline.
+# KEYS: owner keys. ARGV: process id, ttl ms. Per key: 1 if the lease is (now) ours: taken if free,
+# extended if already ours; 0 if it names another process. `_take` too, so that claims batch.
 _CLAIM = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return 1
+local answers = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('SET', key, ARGV[1], 'NX', 'PX', ARGV[2]) then
+    answers[i] = 1
+  elseif redis.call('GET', key) == ARGV[1] then
+    answers[i] = redis.call('PEXPIRE', key, ARGV[2])
+  else
+    answers[i] = 0
+  end
 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
+return answers
 """
+
+# Rooms per script call of a pass: one command for hundreds of leases, not one each (at 1,000 rooms the
+# per-room commands were most of a process's background work). On Redis Cluster the keys of one call
+# must share a hash slot: docs/scaling.md.
+BATCH = 500
 
 # KEYS: owner key. ARGV: process id. 1 if deleted, 0 if the lease names someone else (or none).
 _RELEASE = """
@@ -225,16 +240,18 @@ class RedisLeases(Leases):
         return (await self._take_many([room_id]))[room_id]  # the claim script: taken, or extended if ours
 
     async def _renew(self, rooms: Iterable[str]) -> dict[str, bool]:
-        rooms = list(rooms)
-        results = await self._renew_many.run_many(
-            [([self.keys.room_owner(room)], [self.process_id, self._ttl_ms]) for room in rooms])
-        return {room: bool(result) for room, result in zip(rooms, results, strict=True)}
+        return await self._per_room(self._renew_many, list(rooms))
 
     async def _take_many(self, rooms: Iterable[str]) -> dict[str, bool]:
-        rooms = list(rooms)
-        results = await self._claim_many.run_many(
-            [([self.keys.room_owner(room)], [self.process_id, self._ttl_ms]) for room in rooms])
-        return {room: bool(result) for room, result in zip(rooms, results, strict=True)}
+        return await self._per_room(self._claim_many, list(rooms))
+
+    async def _per_room(self, script: PipelinedScript, rooms: list[str]) -> dict[str, bool]:
+        """Run a per-key script over the rooms' owner keys, `BATCH` keys a call; room -> its answer."""
+        batches = [rooms[start:start + BATCH] for start in range(0, len(rooms), BATCH)]
+        results = await script.run_many([([self.keys.room_owner(room) for room in batch],
+                                           [self.process_id, self._ttl_ms]) for batch in batches])
+        return {room: bool(answer) for batch, answers in zip(batches, results, strict=True)
+                for room, answer in zip(batch, answers, strict=True)}
 
     async def _drop(self, room_id: str) -> bool:
         return bool(await self._release_script(keys=[self.keys.room_owner(room_id)], args=[self.process_id]))

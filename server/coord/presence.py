@@ -3,8 +3,8 @@
 Each process counts its own connections per (room, seat) and publishes one entry per seat it serves:
 member `<seat>@<process id>` of the room's sorted set `{room:<id>}:presence`, scored with its expiry
 on Redis's clock (so the processes' clocks do not matter). A heartbeat re-scores the process's entries
-every `ttl / 3`; a process that dies stops refreshing and its entries drop out after `ttl`. A seat
-is `-1` for a spectator (so "anyone watching?" has an answer too).
+every `ttl / 3` (one script call per `BATCH` rooms); a process that dies stops refreshing and its
+entries drop out after `ttl`. A seat is `-1` for a spectator (so "anyone watching?" has an answer too).
 
 Before a room's owner lets a bot take a seat, it asks `seats(room)`: a seat with any live entry is
 connected somewhere.
@@ -28,16 +28,25 @@ from .scripts import PipelinedScript
 SPECTATOR = -1
 DEFAULT_TTL = 6.0
 
-# KEYS: the room's presence set. ARGV: ttl ms, members... Scores them now + ttl (Redis clock).
+# KEYS: presence sets. ARGV: ttl ms, then for each key the number of its members and the members.
+# Scores them now + ttl (Redis clock).
 _MARK = """
 local now = redis.call('TIME')
 local expiry = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], expiry, ARGV[i])
+local at = 2
+for _, key in ipairs(KEYS) do
+  local count = tonumber(ARGV[at])
+  for i = at + 1, at + count do
+    redis.call('ZADD', key, expiry, ARGV[i])
+  end
+  at = at + count + 1
+  redis.call('PEXPIRE', key, ARGV[1])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return expiry
 """
+
+# Rooms per script call of a heartbeat (see leases.BATCH).
+BATCH = 500
 
 # KEYS: the room's presence set. Drops the expired entries, returns the live ones.
 _LIVE = """
@@ -153,10 +162,16 @@ class RedisPresence(Presence):
         return parse_members(list(members))
 
     async def _mark_many(self, rooms: dict[str, list[int]]) -> None:
-        await self._mark_many_script.run_many(
-            [([self.keys.room_presence(room)],
-              [self._ttl_ms, *(member(seat, self.process_id) for seat in seats)])
-             for room, seats in rooms.items()])
+        entries = list(rooms.items())
+        calls = []
+        for start in range(0, len(entries), BATCH):
+            batch = entries[start:start + BATCH]
+            args: list[Any] = [self._ttl_ms]
+            for _, seats in batch:
+                args.append(len(seats))
+                args.extend(member(seat, self.process_id) for seat in seats)
+            calls.append(([self.keys.room_presence(room) for room, _ in batch], args))
+        await self._mark_many_script.run_many(calls)
 
     async def _unmark(self, room_id: str, seat: int) -> None:
         await self.redis.zrem(self.keys.room_presence(room_id), member(seat, self.process_id))

@@ -13,7 +13,7 @@ from redis.asyncio import Redis
 
 from server.cluster.processes import PrivateRedis
 from server.coord import redis_coordination
-from server.coord.leases import DEFAULT_TTL, MemoryLeases, RedisLeases
+from server.coord.leases import BATCH, DEFAULT_TTL, MemoryLeases, RedisLeases
 
 
 async def test_only_one_process_holds_a_room(make_coord: MakeCoord) -> None:
@@ -169,3 +169,35 @@ async def test_the_passes_go_on_after_redis_lost_its_script_cache(tmp_path: Path
         await a.close()
         await b.close()
         server.stop()
+
+
+async def test_a_pass_claims_renews_and_loses_leases_over_more_rooms_than_one_script_call_takes(
+        make_coord: MakeCoord) -> None:
+    # The passes run one script call per BATCH rooms: every room of every batch gets its own answer.
+    a, b = make_coord("A"), make_coord("B")
+    rooms = [f"many{index}" for index in range(2 * BATCH + 3)]
+    for room in rooms:
+        a.leases.want(room)
+    stolen = rooms[BATCH]  # in the second batch
+    assert await b.leases.acquire(stolen)
+    lost: list[str] = []
+    a.leases.on_lost = lost.append
+    await a.leases.tick()  # the claims, in three calls
+    assert a.leases.held == frozenset(rooms) - {stolen}
+    # Another process takes two of A's leases behind its back (as after a lapse): rooms of the first
+    # and the last batch.
+    for room in (rooms[0], rooms[-1]):
+        await hand_lease_to(a.leases, room, "B")
+    await a.leases.tick()  # the renewals, in three calls
+    assert sorted(lost) == sorted([rooms[0], rooms[-1]])
+    assert a.leases.held == frozenset(rooms) - {stolen, rooms[0], rooms[-1]}
+    assert [await a.leases.owner(room) for room in rooms[1:-1] if room != stolen] == ["A"] * (2 * BATCH)
+
+
+async def hand_lease_to(leases: object, room: str, process_id: str) -> None:
+    """Write another owner into a lease directly in its backend."""
+    if isinstance(leases, RedisLeases):
+        await leases.redis.set(leases.keys.room_owner(room), process_id, px=60_000)
+    else:
+        assert isinstance(leases, MemoryLeases)
+        leases.table.leases[room] = (process_id, time.monotonic() + 60)

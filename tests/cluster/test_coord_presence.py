@@ -8,6 +8,7 @@ import time
 from conftest import MakeCoord, eventually
 
 from server.coord import SPECTATOR, Coordination
+from server.coord.presence import BATCH
 
 
 async def test_seats_show_every_process_with_a_live_connection(make_coord: MakeCoord) -> None:
@@ -80,3 +81,19 @@ async def test_the_registry_lists_live_processes(make_coord: MakeCoord) -> None:
 
 async def _only_a(coord: Coordination) -> bool:
     return list(await coord.registry.alive()) == ["A"]
+
+
+async def test_a_heartbeat_over_more_rooms_than_one_script_call_takes_rewrites_every_entry(
+        make_coord: MakeCoord) -> None:
+    # One script call per BATCH rooms, each room with its own seats: none may land in another room.
+    a = make_coord("A")
+    rooms = [f"many{index}" for index in range(BATCH + 2)]
+    for index, room in enumerate(rooms):
+        a.presence.local[room, index % 4] += 1  # counted here, not yet written
+        if index % 3 == 0:
+            a.presence.local[room, SPECTATOR] += 1
+    assert await a.presence.seats(rooms[-1]) == {}
+    await a.presence.tick()
+    for index, room in enumerate(rooms):
+        expected = {index % 4: {"A"}} | ({SPECTATOR: {"A"}} if index % 3 == 0 else {})
+        assert await a.presence.seats(room) == expected
