@@ -8,7 +8,7 @@ human-paced tables that rule fired every two seconds and each pass held the even
 
 Here the young generations keep their thresholds (they catch most cycles, cheaply); the full pass runs
 on a schedule (`--gc-full-interval`, default every 5 minutes) or sooner when the process's resident
-memory has grown by a quarter since the last full pass (cycles that only it frees, such as the
+memory has grown by a quarter (and by 256 MiB at least) since the last full pass (cycles that only it frees, such as the
 objects of closed connections, must not pile up). Each full pass is timed in `/metrics`.
 """
 
@@ -27,8 +27,11 @@ DEFAULT_FULL_INTERVAL = 300.0
 # The oldest generation's threshold while the schedule runs the full passes (CPython's is 10; its largest
 # value, a C int, means "never by itself").
 NEVER = 2**31 - 1
-# A full pass comes early once the resident memory exceeds the size after the last one by this share.
+# A full pass comes early once the resident memory exceeds the size after the last one by this share,
+# and by at least MIN_GROWTH_BYTES (a server that grows while its tables open and play their first
+# deals holds live data, not garbage: it must not pause for it again and again).
 MEMORY_GROWTH = 0.25
+MIN_GROWTH_BYTES = 256 * 1024 * 1024
 CHECK_SECONDS = 1.0
 
 
@@ -61,7 +64,7 @@ class FullPasses:
     """
 
     def __init__(self, interval: float = DEFAULT_FULL_INTERVAL, observer: FullPassObserver | None = None, *,
-                 growth: float = MEMORY_GROWTH, clock: Callable[[], float] = time.monotonic,
+                 growth: float = MEMORY_GROWTH, min_growth: int = MIN_GROWTH_BYTES, clock: Callable[[], float] = time.monotonic,
                  resident: Callable[[], int] = resident_bytes,
                  collect: Callable[[], int] = _collect_everything) -> None:
         if interval <= 0:
@@ -69,6 +72,7 @@ class FullPasses:
         self.interval = interval
         self.observer = observer
         self.growth = growth
+        self.min_growth = min_growth
         self.clock = clock
         self.resident = resident
         self.collect = collect
@@ -94,7 +98,7 @@ class FullPasses:
         """Why a full pass should run now ("schedule", "memory"), or None."""
         if self.clock() - self._last >= self.interval:
             return "schedule"
-        if self.resident() > self._baseline * (1 + self.growth):
+        if self.resident() > self._baseline + max(self._baseline * self.growth, self.min_growth):
             return "memory"
         return None
 

@@ -54,7 +54,7 @@ def test_a_pass_is_due_when_the_interval_is_over() -> None:
 def test_a_pass_comes_early_when_memory_grew_by_a_quarter_since_the_last() -> None:
     clock = Clock()
     memory = [1000]
-    passes = FullPasses(300.0, clock=clock, resident=lambda: memory[0], collect=lambda: 0)
+    passes = FullPasses(300.0, clock=clock, resident=lambda: memory[0], collect=lambda: 0, min_growth=10)
     memory[0] = 1250
     assert passes.due() is None
     memory[0] = 1251
@@ -62,6 +62,15 @@ def test_a_pass_comes_early_when_memory_grew_by_a_quarter_since_the_last() -> No
     passes.run("memory")  # the memory after the pass is the new baseline
     assert passes.due() is None
     memory[0] = 1564
+    assert passes.due() == "memory"
+
+
+def test_a_small_process_must_grow_by_the_minimum_too() -> None:
+    memory = [1000]
+    passes = FullPasses(300.0, resident=lambda: memory[0], collect=lambda: 0, min_growth=500)
+    memory[0] = 1400  # more than a quarter, less than the minimum
+    assert passes.due() is None
+    memory[0] = 1501
     assert passes.due() == "memory"
 
 
