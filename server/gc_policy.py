@@ -8,8 +8,8 @@ human-paced tables that rule fired every two seconds and each pass held the even
 
 Here the young generations keep their thresholds (they catch most cycles, cheaply); the full pass runs
 on a schedule (`--gc-full-interval`, default every 5 minutes) or sooner when the process's resident
-memory has grown by a quarter (and by 256 MiB at least) since the last full pass (cycles that only it frees, such as the
-objects of closed connections, must not pile up). Each full pass is timed in `/metrics`.
+memory has grown by a quarter (and by 256 MiB at least) since the last full pass (cycles that only it
+frees, such as the objects of closed connections, must not pile up). Each full pass is timed in `/metrics`.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ class FullPasses:
     """
 
     def __init__(self, interval: float = DEFAULT_FULL_INTERVAL, observer: FullPassObserver | None = None, *,
-                 growth: float = MEMORY_GROWTH, min_growth: int = MIN_GROWTH_BYTES, clock: Callable[[], float] = time.monotonic,
+                 growth: float = MEMORY_GROWTH, min_growth: int = MIN_GROWTH_BYTES,
+                 clock: Callable[[], float] = time.monotonic,
                  resident: Callable[[], int] = resident_bytes,
                  collect: Callable[[], int] = _collect_everything) -> None:
         if interval <= 0:
