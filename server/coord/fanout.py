@@ -101,10 +101,9 @@ class Fanout:
         """Send a change to every subscribed process; returns how many received it (Redis count)."""
         raise NotImplementedError
 
-    async def publish_many(self, changes: list[tuple[str, dict[str, Any]]]) -> None:
-        """`publish` each (room id, change), in order."""
-        for room_id, change in changes:
-            await self.publish(room_id, change)
+    async def publish_many(self, changes: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """`publish` each (room id, change), in order; how many received each."""
+        return [await self.publish(room_id, change) for room_id, change in changes]
 
     async def start(self, timeout: float = 10.0) -> None:
         """Connect (the Redis subscriber runs in the background from here on)."""
@@ -124,6 +123,13 @@ def encode(origin: str, change: dict[str, Any]) -> bytes:
     """The wire envelope of a change."""
     packed: bytes = msgpack.packb({"o": origin, "c": change}, use_bin_type=True)
     return packed
+
+
+def own_prefix(origin: str) -> bytes:
+    """How every envelope `origin` sends begins (`encode` packs the origin first), so that a process can
+    drop its own publications, which its subscriber reads back, without decoding them."""
+    prefix: bytes = b"\x82" + msgpack.packb("o") + msgpack.packb(origin, use_bin_type=True)
+    return prefix
 
 
 def decode(data: bytes) -> tuple[str, dict[str, Any]]:
@@ -155,6 +161,7 @@ class RedisFanout(Fanout):
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
         self.reconnects = 0  # how many times the subscriber connected again after losing Redis
+        self._own = own_prefix(process_id)
 
     def _channel(self, room_id: str) -> str:
         return self.keys.room_changes(room_id)
@@ -168,15 +175,15 @@ class RedisFanout(Fanout):
         """PUBLISH the envelope on the room's channel."""
         return int(await self.redis.publish(self._channel(room_id), encode(self.process_id, change)))
 
-    async def publish_many(self, changes: list[tuple[str, dict[str, Any]]]) -> None:
-        """One PUBLISH each, in order, sent in one pipeline (one round trip for a busy loop's changes)."""
+    async def publish_many(self, changes: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """One PUBLISH each, in order, sent in one pipeline (one round trip for a busy loop's changes);
+        how many received each."""
         if len(changes) == 1:
-            await self.publish(*changes[0])
-            return
+            return [await self.publish(*changes[0])]
         async with self.redis.pipeline(transaction=False) as pipe:
             for room_id, change in changes:
                 pipe.publish(self._channel(room_id), encode(self.process_id, change))
-            await pipe.execute()
+            return [int(count) for count in await pipe.execute()]
 
     async def start(self, timeout: float = 10.0) -> None:
         """Start the subscriber and wait until it is connected the first time. TimeoutError if Redis
@@ -239,10 +246,12 @@ class RedisFanout(Fanout):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     def _received(self, message: dict[str, Any]) -> None:
+        data = message["data"]
+        if not self.deliver_own and isinstance(data, bytes) and data.startswith(self._own):
+            return  # this process's own publication, read back: `deliver` would drop it after decoding
         channel = message["channel"]
         channel = channel.decode() if isinstance(channel, bytes) else str(channel)
         room_id = self._room_of(channel)
-        data = message["data"]
         if room_id is None or not isinstance(data, bytes | str):
             return
         try:

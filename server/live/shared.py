@@ -12,7 +12,9 @@ primitives of `server/coord/` (owner leases, fan-out, shared presence, process r
   channel with the stored state it wrote; a process subscribed to the room (it has connections there,
   or owns it) moves its copy on by the logged entries (`table.advance`), or reloads from the store when
   a version was skipped (pub/sub is at most once) or after its subscriber reconnected (`on_resync`),
-  then hands the change to its own listeners: the outbox pushes it through the one filter.
+  then hands the change to its own listeners: the outbox pushes it through the one filter. When the
+  room's last publication reached no other process, the next is a note of its version only (a process
+  that subscribed meanwhile finds no state in it and reloads).
 - **Presence.** A published change of presence carries the publisher's connected seats and spectators
   in the room; the others keep them per process (`Presence.remote_seats`), so no process lets a bot
   take the seat of a player connected elsewhere. Entries of processes that stop beating are dropped.
@@ -74,6 +76,7 @@ class SharedRooms(RoomListener):
         self._draining: dict[str, asyncio.Task[None]] = {}
         self._remote_now: set[str] = set()  # rooms whose received change is being announced here
         self._lobby_lines: dict[str, JSON | None] = {}
+        self._others_reached: dict[str, int] = {}  # room -> other processes its last publication reached
         self._behind: set[str] = set()  # followed rooms whose reload failed (see `_fall_behind`)
         self._catching_up: asyncio.Task[None] | None = None
         self._recorded: set[str] = set()  # rooms this process is the latest owner of in the owner book
@@ -215,6 +218,7 @@ class SharedRooms(RoomListener):
         self.coord.leases.unwant(room.room_id)
         self.remote.pop(room.room_id, None)
         self._lobby_lines.pop(room.room_id, None)
+        self._others_reached.pop(room.room_id, None)
         if self._started:
             self._spawn(self._forget(room))
 
@@ -282,9 +286,17 @@ class SharedRooms(RoomListener):
             if seat_change is not None:
                 self._outgoing.put_nowait((room.room_id, {}, seat_change))
             return
-        payload: JSON = {"change": change.to_json()}
-        if change.stored:
-            payload["state"] = to_stored(room.table)
+        payload: JSON
+        if self._others_reached.get(room.room_id) == 0:
+            # Nobody else heard the last one (the usual case with room affinity): a note of the version
+            # only. A process that subscribed meanwhile finds no state in it and reloads from the store.
+            note = CommittedChange(room.room_id, change.version, presence=change.presence,
+                                   stored=change.stored)
+            payload = {"change": note.to_json()}
+        else:
+            payload = {"change": change.to_json()}
+            if change.stored:
+                payload["state"] = to_stored(room.table)
         if change.presence is not None:
             payload["here"] = self._here(room)
         self._outgoing.put_nowait((room.room_id, payload, seat_change))
@@ -355,7 +367,11 @@ class SharedRooms(RoomListener):
         delay = RETRY_FIRST_SECONDS
         while True:
             try:
-                await self.coord.fanout.publish_many(batch)
+                reached = await self.coord.fanout.publish_many(batch)
+                listening = self.coord.fanout.listeners  # this process's own subscriber counts too
+                for (room_id, _), count in zip(batch, reached, strict=True):
+                    if room_id != LOBBY_CHANNEL:
+                        self._others_reached[room_id] = count - (room_id in listening)
                 return
             except Exception as problem:
                 log.warning("publish failed, retrying", extra={"fields": {

@@ -154,3 +154,14 @@ async def test_a_process_can_receive_its_own_changes_if_it_asks(make_coord: Make
     await a.fanout.publish("room1", message)
     await eventually(lambda: got, what="own change delivered")
     assert got == [Change("room1", "A", message)]
+
+
+def test_every_envelope_begins_with_its_origins_prefix_and_no_other() -> None:
+    # The subscriber drops its own publications by this prefix, before decoding them.
+    from server.coord.fanout import decode, encode, own_prefix
+
+    envelope = encode("r1:42:abc", {"room_id": "x", "version": 3})
+    assert envelope.startswith(own_prefix("r1:42:abc"))
+    assert not envelope.startswith(own_prefix("r1:42:ab"))
+    assert not envelope.startswith(own_prefix("r2:42:abc"))
+    assert decode(envelope) == ("r1:42:abc", {"room_id": "x", "version": 3})
