@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import itertools
 import json
 import multiprocessing
@@ -56,6 +57,7 @@ from load import cpu_seconds, percentile, start_process, stop_process  # noqa: E
 
 from server.bots import get_bot  # noqa: E402
 from server.client import JSON, ServerError, room_url  # noqa: E402
+from server.gc_policy import FullPasses  # noqa: E402
 
 BOT = get_bot("random")
 THINK = (0.5, 2.0)
@@ -384,6 +386,11 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
         return
     pipe.send(("ready", len(tables)))
     _, seconds = pipe.recv()
+    # This process's own pauses would count as the server's latency: its tables' objects are kept out
+    # of the collector's full passes while it measures (as the server does: server/gc_policy.py).
+    gc.freeze()
+    full_passes = FullPasses(seconds + 60)
+    full_passes.install()
     cpu_before = time.process_time()
     started = time.perf_counter()
     for table in tables:
@@ -394,6 +401,8 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
     while any(table.measuring or table.tasks for table in tables) and time.perf_counter() < settle:
         await asyncio.sleep(0.05)
     client_cpu = time.process_time() - cpu_before
+    full_passes.uninstall()
+    gc.unfreeze()
     pipe.send(("played", {
         "all_views": [value for table in tables for value in table.all_views],
         "each_view": [value for table in tables for value in table.each_view],
