@@ -5,6 +5,7 @@ of many rooms made at the same moment travel together in one pipeline (one round
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import json
 import secrets
@@ -22,16 +23,24 @@ from .keys import DEFAULT_PREFIX, Keys
 # The daily challenge's claims and per-deal results are kept this long (seconds): they matter on their
 # day only, and a few days more let a player in a far time zone look back.
 DAILY_KEYS_SECONDS = 4 * 86400
+# Rooms whose last written state this process remembers (most actions, a card played, leave a room's
+# stored state as it was: only its log grows, so the state is neither encoded nor sent again).
+REMEMBERED_STATES = 20_000
 
 # KEYS: room hash, room log, lobby hash, rooms set.
-# ARGV: expected version, state JSON, room id, lobby JSON ("" removes the entry), log entries...
+# ARGV: expected version, state JSON ("": the state stored at the expected version, unchanged), room
+# id, lobby JSON ("" removes the entry), log entries...
 _SAVE_SCRIPT = """
 local found = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if found ~= tonumber(ARGV[1]) then
   return {0, found}
 end
 local version = found + 1
-redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
+if ARGV[2] == '' then
+  redis.call('HSET', KEYS[1], 'version', version)
+else
+  redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
+end
 redis.call('SADD', KEYS[4], ARGV[3])
 for i = 5, #ARGV do
   redis.call('RPUSH', KEYS[2], ARGV[i])
@@ -81,22 +90,31 @@ class RedisStore(Store):
         # own Lua script, atomic on its own (a room has at most one save in flight: its lock).
         self._pending: list[_PendingSave] = []
         self._batches: set[asyncio.Task[None]] = set()
+        # room -> (version, state) of the last state this process wrote there: a save of the same state
+        # on that version sends "" instead (the compare-and-set on the version proves it is stored).
+        self._written: collections.OrderedDict[str, tuple[int, JSON]] = collections.OrderedDict()
 
     async def save(
         self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
     ) -> int:
         """The versioned write (one Lua script, atomic in Redis)."""
         keys = [self.keys.room(room_id), self.keys.room_log(room_id), self.keys.lobby, self.keys.rooms]
-        args: list[Any] = [expected_version, json.dumps(state, separators=(",", ":")), room_id,
+        remembered = self._written.pop(room_id, None)
+        unchanged = remembered is not None and remembered[0] == expected_version and remembered[1] == state
+        args: list[Any] = [expected_version, "" if unchanged else json.dumps(state, separators=(",", ":")),
+                           room_id,
                            "" if lobby_entry is None else json.dumps(lobby_entry, separators=(",", ":"))]
         args.extend(json.dumps(entry, separators=(",", ":")) for entry in log)
         future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
         if not self._pending:
             asyncio.get_running_loop().call_soon(self._send_pending)
         self._pending.append(_PendingSave(keys, args, future))
-        written, version = await future
+        written, version = await future  # a failure: nothing remembered, the next save sends the state
         if not written:
             raise VersionConflictError(room_id, expected_version, int(version))
+        self._written[room_id] = (int(version), state)
+        if len(self._written) > REMEMBERED_STATES:
+            self._written.popitem(last=False)
         return int(version)
 
     def _send_pending(self) -> None:

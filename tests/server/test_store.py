@@ -168,3 +168,43 @@ async def test_redis_keys_all_live_under_the_prefix(redis_url: str, redis_cleanu
         assert keys == sorted([names.room("r1"), names.room_log("r1"), names.lobby, names.rooms])
     finally:
         await store.close()
+
+
+async def test_a_state_unchanged_since_this_store_wrote_it_is_not_sent_again(redis_url: str,
+                                                                            redis_cleanup: str) -> None:
+    # Most actions leave the stored state as it was (only the log grows): Redis keeps it, the store
+    # sends "" for it. Any other writer in between (another process) makes the store send it whole.
+    ours, theirs = RedisStore(redis_url, prefix=redis_cleanup), RedisStore(redis_url, prefix=redis_cleanup)
+    sent: list[str] = []
+    run_scripts = ours._run_scripts
+
+    async def recording(batch):  # type: ignore[no-untyped-def]
+        sent.extend(save.args[1] for save in batch)
+        return await run_scripts(batch)
+
+    ours._run_scripts = recording  # type: ignore[method-assign]
+    try:
+        state = {"n": 1, "seats": [{"name": "Ann"}]}
+        assert await ours.save("r1", state, 0, [{"t": "created"}], None) == 1
+        assert await ours.save("r1", {"n": 1, "seats": [{"name": "Ann"}]}, 1, [{"t": "a"}], None) == 2
+        assert sent[0] != "" and sent[1] == ""
+        stored = await ours.load("r1")
+        assert stored is not None and stored.version == 2 and stored.state == state
+        assert await ours.read_log("r1") == [{"t": "created"}, {"t": "a"}]
+        # A changed state goes whole.
+        assert await ours.save("r1", {"n": 2}, 2, [{"t": "b"}], None) == 3
+        assert sent[2] != ""
+        # Another writer's version: what this store remembers is older, so the state goes whole.
+        assert await theirs.save("r1", {"n": 3}, 3, [{"t": "c"}], None) == 4
+        assert await ours.save("r1", {"n": 2}, 4, [{"t": "d"}], None) == 5
+        assert sent[3] != ""
+        stored = await ours.load("r1")
+        assert stored is not None and stored.version == 5 and stored.state == {"n": 2}
+        # A refused write is not remembered: the next one sends the state whole.
+        with pytest.raises(VersionConflictError):
+            await ours.save("r1", {"n": 2}, 4, [], None)
+        assert await ours.save("r1", {"n": 2}, 5, [], None) == 6
+        assert sent[-1] != ""
+    finally:
+        await ours.close()
+        await theirs.close()
