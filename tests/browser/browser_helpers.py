@@ -86,6 +86,16 @@ def screenshot(page: Page, name: str) -> Path | None:
 #: A script that is true once no animation is running (cards have stopped moving).
 STILL = "() => document.getAnimations().every(a => a.playState !== 'running')"
 
+#: A script that is true once no running animation moves or resizes anything: every one still running
+#: changes only how something is painted (the glow of the seat to act pulses for 3.2 s, a toast fades),
+#: which changes neither where an element is nor what is found at a point of the page.
+SETTLED = """() => {
+  const paintOnly = new Set(['boxShadow', 'color', 'backgroundColor', 'borderColor', 'outlineColor',
+                             'filter', 'opacity', 'offset', 'computedOffset', 'easing', 'composite']);
+  return document.getAnimations().every(a => a.playState !== 'running' || (a.effect &&
+    a.effect.getKeyframes().every(frame => Object.keys(frame).every(p => paintOnly.has(p)))));
+}"""
+
 
 def rendered(page: Page) -> bool:
     """Whether the page shows the state it holds (the table drawn for the room's current version)."""
@@ -326,10 +336,11 @@ def outside_viewport(page: Page, selector: str) -> list[str]:
 def covered_by_anything(page: Page, selector: str) -> list[str]:
     """Elements matching `selector` whose centre shows something else (a pop-up, another element): none.
 
-    Only elements on screen are checked, once cards have stopped moving. The sticky dock of a phone
-    (your hand and panel, which the table scrolls under) is a layer of the page, not a pop-up.
+    Only elements on screen are checked, once cards have stopped moving (`SETTLED`: the seat to act's
+    glow may still pulse). The sticky dock of a phone (your hand and panel, which the table scrolls
+    under) is a layer of the page, not a pop-up.
     """
-    page.wait_for_function(STILL, timeout=10000)
+    page.wait_for_function(SETTLED, timeout=30000)
     covered: list[str] = page.evaluate(
         """s => {
           const out = [];
