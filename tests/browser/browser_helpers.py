@@ -164,9 +164,10 @@ class Player:
         view: dict[str, Any] | None = self.state().get("view")
         return view
 
-    def my_turn(self) -> bool:
-        """Whether the page offers this player an action now."""
-        view = self.view()
+    def my_turn(self, view: dict[str, Any] | None = None) -> bool:
+        """Whether the page offers this player an action now (in `view`, if given: one just read)."""
+        if view is None:
+            view = self.view()
         return bool(view and view.get("legal") and view.get("seat") in view.get("to_act", []))
 
     def shown_cards(self) -> list[str]:
@@ -193,8 +194,9 @@ class Player:
 
     def act_by_clicking(self, prefer: Callable[[list[str]], str | None] | None = None) -> str | None:
         """If it is this player's turn, click what a person would click; returns the action taken."""
-        view = self.view()
-        if not view or not view.get("legal") or self.state().get("pending"):
+        state = self.state()  # one read: the view and whether an action is still on its way
+        view: dict[str, Any] | None = state.get("view")
+        if not view or not view.get("legal") or state.get("pending"):
             return None
         page = self.page
         legal: list[str] = view["legal"]
@@ -232,7 +234,7 @@ class Player:
             if view and view.get("phase") == "end":
                 self.page.wait_for_selector("#summary", timeout=5000)
                 return view
-            if self.my_turn():
+            if self.my_turn(view):
                 if each_turn:
                     each_turn()
                 self.act_by_clicking(prefer)
