@@ -86,6 +86,16 @@ def screenshot(page: Page, name: str) -> Path | None:
 #: A script that is true once no animation is running (cards have stopped moving).
 STILL = "() => document.getAnimations().every(a => a.playState !== 'running')"
 
+#: A script that is true once no running animation moves or resizes anything: every one still running
+#: changes only how something is painted (the glow of the seat to act pulses for 3.2 s, a toast fades),
+#: which changes neither where an element is nor what is found at a point of the page.
+SETTLED = """() => {
+  const paintOnly = new Set(['boxShadow', 'color', 'backgroundColor', 'borderColor', 'outlineColor',
+                             'filter', 'opacity', 'offset', 'computedOffset', 'easing', 'composite']);
+  return document.getAnimations().every(a => a.playState !== 'running' || (a.effect &&
+    a.effect.getKeyframes().every(frame => Object.keys(frame).every(p => paintOnly.has(p)))));
+}"""
+
 
 def rendered(page: Page) -> bool:
     """Whether the page shows the state it holds (the table drawn for the room's current version)."""
@@ -154,9 +164,10 @@ class Player:
         view: dict[str, Any] | None = self.state().get("view")
         return view
 
-    def my_turn(self) -> bool:
-        """Whether the page offers this player an action now."""
-        view = self.view()
+    def my_turn(self, view: dict[str, Any] | None = None) -> bool:
+        """Whether the page offers this player an action now (in `view`, if given: one just read)."""
+        if view is None:
+            view = self.view()
         return bool(view and view.get("legal") and view.get("seat") in view.get("to_act", []))
 
     def shown_cards(self) -> list[str]:
@@ -183,8 +194,9 @@ class Player:
 
     def act_by_clicking(self, prefer: Callable[[list[str]], str | None] | None = None) -> str | None:
         """If it is this player's turn, click what a person would click; returns the action taken."""
-        view = self.view()
-        if not view or not view.get("legal") or self.state().get("pending"):
+        state = self.state()  # one read: the view and whether an action is still on its way
+        view: dict[str, Any] | None = state.get("view")
+        if not view or not view.get("legal") or state.get("pending"):
             return None
         page = self.page
         legal: list[str] = view["legal"]
@@ -222,7 +234,7 @@ class Player:
             if view and view.get("phase") == "end":
                 self.page.wait_for_selector("#summary", timeout=5000)
                 return view
-            if self.my_turn():
+            if self.my_turn(view):
                 if each_turn:
                     each_turn()
                 self.act_by_clicking(prefer)
@@ -326,10 +338,11 @@ def outside_viewport(page: Page, selector: str) -> list[str]:
 def covered_by_anything(page: Page, selector: str) -> list[str]:
     """Elements matching `selector` whose centre shows something else (a pop-up, another element): none.
 
-    Only elements on screen are checked, once cards have stopped moving. The sticky dock of a phone
-    (your hand and panel, which the table scrolls under) is a layer of the page, not a pop-up.
+    Only elements on screen are checked, once cards have stopped moving (`SETTLED`: the seat to act's
+    glow may still pulse). The sticky dock of a phone (your hand and panel, which the table scrolls
+    under) is a layer of the page, not a pop-up.
     """
-    page.wait_for_function(STILL, timeout=10000)
+    page.wait_for_function(SETTLED, timeout=30000)
     covered: list[str] = page.evaluate(
         """s => {
           const out = [];

@@ -23,12 +23,16 @@ RARE_WORDS = ("spread-misere", "misere-etalee", "petite-misere-etalee", "grande-
               "petite-misere", "misere", "solo")
 
 
+#: Messages a second per connection on the module's server (bursts of twice that).
+RED_TEAM_RATE = 200
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
     """`python -m server` on an ephemeral port, memory store, no bot delay."""
     # Every test of the module talks to this one process from 127.0.0.1: the per-address limits (tested
     # in test_limits.py) must not carry one test's connections and rooms over to the next.
-    proc = ServerProcess("--bot-delay", "0", "--log-level", "error", "--rate-limit", "200",
+    proc = ServerProcess("--bot-delay", "0", "--log-level", "error", "--rate-limit", str(RED_TEAM_RATE),
                          "--max-connections-per-address", "0", "--max-rooms-per-address", "0").start()
     yield proc
     proc.terminate()
@@ -573,6 +577,7 @@ async def test_refusals_never_name_a_hidden_card(server: ServerProcess, ruleset:
              "propose H", "accept H", "trump S", "solo 6 S", "abondance 9 H"]
     step = 0
     probes = 0
+    loop = asyncio.get_running_loop()
     while True:
         for p in (*players, spectator):
             await p.request("get_state")  # the state is pushed before the answer: now in sync
@@ -581,21 +586,28 @@ async def test_refusals_never_name_a_hidden_card(server: ServerProcess, ruleset:
         if view["phase"] == "end":
             break
         if step % 6 == 0:
+            started, most = loop.time(), 0
             for p in (*players, spectator):
                 assert p.view is not None
                 known = visible_to(p.view)
                 tries = [*(f"play {c}" for c in ALL_CARDS), *(f"discard {c}" for c in ALL_CARDS), *words]
+                sent = 0
                 for action in tries:
                     if action in p.view["legal"]:
                         continue
                     answer = await p.request_raw({"type": "act", "id": f"probe{probes}", "action": action})
                     probes += 1
+                    sent += 1
                     assert answer["type"] == "error", (action, answer)
                     assert answer["code"] in ("not_your_turn", "illegal_action", "malformed_action",
                                               "spectator_cannot_act"), answer
                     named = cards_in(answer["message"]) - known - set(action.split()[1:2])
                     assert not named, f"refusing {action!r} to {p.seat} named {named}: {answer['message']}"
-            await asyncio.sleep(0.7)  # let the rate limit's bucket refill (200 a second on this server)
+                most = max(most, sent)
+            # Let each connection's rate-limit bucket (200 a second on this server, bursts of 400) win
+            # back what this round took, with room for the few requests of the steps until the next
+            # round: the bucket never runs low. Time spent probing counts (a slow machine waits less).
+            await asyncio.sleep(max(0.0, 1.25 * most / RED_TEAM_RATE - (loop.time() - started)))
         acting = min(view["to_act"])
         actor = players[acting]
         assert actor.view is not None
