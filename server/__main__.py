@@ -90,8 +90,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         f"1011 (default {limits.ping_timeout:g})")
     parser.add_argument("--gc-full-interval", type=float, default=DEFAULT_FULL_INTERVAL, metavar="SECONDS",
                         help="seconds between the garbage collector's full passes, which hold the event "
-                        "loop (sooner if memory grows by a quarter; 0: CPython's own rule; default "
-                        f"{DEFAULT_FULL_INTERVAL:g})")
+                        "loop (sooner if memory grows by a quarter and 256 MiB; 0: CPython's own rule; "
+                        f"default {DEFAULT_FULL_INTERVAL:g})")
     parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS[/BITS]",
                         help="a proxy (or network of proxies) whose X-Forwarded-For header gives the client "
                         "address; repeat for several (default: none, the peer address is the client's)")

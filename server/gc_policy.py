@@ -4,7 +4,7 @@ CPython starts a full pass once the objects promoted to its oldest generation si
 a quarter of those that survived it. A server's table states live a second or two between actions:
 long enough to be promoted, then freed by reference counting, not by the collector. At 1,000
 human-paced tables that rule fired every two seconds and each pass held the event loop for about
-350 ms (docs/benchmarks.md, "Garbage collector"), so one action in a hundred waited for it.
+350 ms (docs/operations.md, "Garbage collector"), so one action in a hundred waited for it.
 
 Here the young generations keep their thresholds (they catch most cycles, cheaply); the full pass runs
 on a schedule (`--gc-full-interval`, default every 5 minutes) or sooner when the process's resident
@@ -103,8 +103,8 @@ class FullPasses:
             return "memory"
         return None
 
-    def run(self, reason: str) -> float:
-        """Make one full pass now; returns how long the process stood still for it, in seconds."""
+    def run(self, reason: str) -> None:
+        """Make one full pass now (the observer hears how long the process stood still for it)."""
         started = time.perf_counter()
         collected = self.collect()
         seconds = time.perf_counter() - started
@@ -113,7 +113,6 @@ class FullPasses:
         self._baseline = self.resident()
         if self.observer is not None:
             self.observer.observe_gc_full_pass(reason, seconds, collected)
-        return seconds
 
     async def run_forever(self, check_seconds: float = CHECK_SECONDS) -> None:
         """Check every `check_seconds` whether a full pass is due, and make it; until cancelled."""
