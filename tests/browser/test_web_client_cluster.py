@@ -76,13 +76,23 @@ def test_a_room_created_in_the_lobby_moves_to_its_replica_and_the_player_notices
     wait_until(lambda: page.evaluate(state) == [replica, room_id], message="the page on the room's replica")
     sockets = created.sockets
     assert sockets[0].endswith("/ws") and sockets[-1].endswith(f"/ws?room={room_id}"), sockets
-    # Only the replica the balancer sends the room's connections to follows the room, and owns it.
+    # Then only the replica the balancer sends the room's connections to follows the room, and owns it.
+    # Both are awaited together: the page names its new replica as soon as `hello` answers there, before
+    # its `resume` has made that replica follow the room, and the first replica hands the room over only
+    # once its own connection has closed.
     keys, store = Keys(), redis.Redis.from_url(cluster.store)
+    seen: list[tuple[int, bytes | None]] = []
+
+    def followed_and_owned_by_the_room_replica() -> bool:
+        followers = store.pubsub_numsub(keys.room_changes(room_id))[0][1]
+        owner = store.get(keys.room_owner(room_id))
+        seen.append((followers, owner))
+        return followers == 1 and owner is not None and owner.decode().startswith(f"{replica}:")
+
     try:
-        wait_until(lambda: store.pubsub_numsub(keys.room_changes(room_id))[0][1] == 1,
-                   message="one replica follows the room")
-        owner = wait_until(lambda: store.get(keys.room_owner(room_id)), message="an owner")
-        assert owner.decode().startswith(f"{replica}:"), f"owner {owner!r}, room's replica {replica}"
+        wait_until(followed_and_owned_by_the_room_replica, message=f"one follower, owner {replica}")
+    except AssertionError as timed_out:
+        raise AssertionError(f"{timed_out}; last seen (followers, owner): {seen[-1]}") from None
     finally:
         store.close()
     # The deal is played to its end from the seat the page took, with no error and no reconnection shown.
