@@ -48,11 +48,11 @@ from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
-from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fast_socket import FastSocket  # noqa: E402
 from load import cpu_seconds, percentile, start_process, stop_process  # noqa: E402
 
 from server.bots import get_bot  # noqa: E402
@@ -64,12 +64,12 @@ THINK = (0.5, 2.0)
 
 
 class LightClient:
-    """One connection of the generator, as cheap as can be: msgpack frames, answers matched by id,
-    every `state` handed at once to its table; no message history and no task per wait (one
-    generator process holds thousands of these)."""
+    """One connection of the generator, as cheap as can be: a picows socket (`fast_socket.py`), msgpack
+    frames, answers matched by id, every `state` handed at once to its table; no message history and
+    no task per wait (one generator process holds thousands of these)."""
 
-    def __init__(self, websocket: Any, table: HumanTable, slot: int) -> None:
-        self.websocket = websocket
+    def __init__(self, socket: FastSocket, table: HumanTable, slot: int) -> None:
+        self.socket = socket
         self.table = table
         self.slot = slot  # 0-3: the seat; 4: the spectator
         self.ids = itertools.count(1)
@@ -77,46 +77,42 @@ class LightClient:
         self.state: JSON | None = None
         self.busy = False  # thinking about, or waiting for the answer to, a move or a `ready`
         self.done_deal = -1  # the last deal this seat said `ready` after
-        self.reader = asyncio.get_running_loop().create_task(self.read_loop())
+        socket.on_message = self.received
+        socket.on_lost = self.lost
 
     @classmethod
     async def connect(cls, url: str, table: HumanTable, slot: int, name: str) -> LightClient:
         """Connect and say `hello` (msgpack, no `events` pushes)."""
-        from websockets.asyncio.client import connect
-
-        # No keepalive pings from this side (the server pings): a generator process starved of CPU on
-        # a busy host must not close its own connections for a late pong.
-        websocket = await connect(url, max_size=8 * 1024 * 1024, open_timeout=120, compression=None,
-                                  ping_interval=None)
-        client = cls(websocket, table, slot)
+        client = cls(await FastSocket.connect(url), table, slot)
         await client.request("hello", name=name, events=False)
         return client
 
-    async def read_loop(self) -> None:
-        """Note each frame's arrival time, then hand it over."""
-        with contextlib.suppress(Exception):
-            async for frame in self.websocket:
-                arrived = time.perf_counter()
-                message = msgpack.unpackb(frame, raw=False)
-                kind = message.get("type")
-                if kind == "state":
-                    self.state = message
-                    self.table.on_state(self, message, arrived)
-                elif kind in ("ok", "error"):
-                    future = self.pending.pop(message.get("id"), None)
-                    if future is not None and not future.done():
-                        future.set_result(message)
+    def received(self, frame: bytes) -> None:
+        """Note the frame's arrival time, then hand it over."""
+        arrived = time.perf_counter()
+        message = msgpack.unpackb(frame, raw=False)
+        kind = message.get("type")
+        if kind == "state":
+            self.state = message
+            self.table.on_state(self, message, arrived)
+        elif kind in ("ok", "error"):
+            future = self.pending.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    def lost(self) -> None:
+        """The connection is gone: its requests under way fail."""
         for future in self.pending.values():
             if not future.done():
                 future.set_exception(ConnectionError("connection closed"))
+        self.pending.clear()
 
     async def request(self, kind: str, **fields: Any) -> JSON:
         """Send a request; its answer (`ok` or `error`) as it came."""
         request_id = next(self.ids)
         future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
-        frame = msgpack.packb({"type": kind, "id": request_id, **fields}, use_bin_type=True)
-        await self.websocket.send(frame)
+        self.socket.send(msgpack.packb({"type": kind, "id": request_id, **fields}, use_bin_type=True))
         return await asyncio.wait_for(future, 60)
 
     async def result(self, kind: str, **fields: Any) -> JSON:
@@ -130,10 +126,7 @@ class LightClient:
     async def close(self) -> None:
         """Close the connection."""
         with contextlib.suppress(Exception):
-            await self.websocket.close()
-        self.reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.reader
+            await asyncio.wait_for(self.socket.close(), 10)
 
 
 def my_turn(view: JSON | None) -> bool:
@@ -259,7 +252,7 @@ class HumanTable:
                 self.errors += 1
                 with contextlib.suppress(ValueError):
                     self.measuring.remove(measurement)
-        except (ConnectionError, ConnectionClosed, TimeoutError):
+        except (ConnectionError, TimeoutError):
             self.errors += 1
         finally:
             client.busy = False
@@ -299,32 +292,31 @@ asyncio.run(main())
 
 async def relay_floor(url: str, groups: list[int], seconds: float, payload: int, rng: random.Random
                       ) -> list[float]:
-    """Groups of five connections; one member at a time sends at human pace, the relay sends it to
-    all five; the time until all five have it. Timed from when every group is connected."""
-    from websockets.asyncio.client import ClientConnection, connect
-
+    """Groups of five connections (the same client as the tables'); one member at a time sends at
+    human pace, the relay sends it to all five; the time until all five have it. Timed from when every
+    group is connected."""
     samples: list[float] = []
     opening = asyncio.Semaphore(32)
 
-    async def open_group(number: int) -> list[ClientConnection]:
+    async def open_group(number: int) -> list[FastSocket]:
         async with opening:
-            return [await connect(f"{url}g{number}", max_size=2**20, compression=None, open_timeout=120,
-                                  ping_interval=None) for _ in range(5)]
+            return [await FastSocket.connect(f"{url}g{number}") for _ in range(5)]
 
-    async def group(members: list[ClientConnection], deadline: float) -> None:
+    async def group(members: list[FastSocket], deadline: float) -> None:
         try:
             while time.perf_counter() < deadline:
                 await asyncio.sleep(rng.uniform(*THINK))  # one seat at a time thinks, then acts
                 message = os.urandom(payload)
                 started = time.perf_counter()
-                await members[rng.randrange(4)].send(message)
+                members[rng.randrange(4)].send(message)
                 for member in members:
                     while await member.recv() != message:
                         pass
                 samples.append(time.perf_counter() - started)
         finally:
             for member in members:
-                await member.close()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(member.close(), 10)
 
     opened = await asyncio.gather(*(open_group(number) for number in groups))
     deadline = time.perf_counter() + seconds
@@ -360,8 +352,14 @@ def generator_process(pipe: Connection, url: str, numbers: list[int], seed: int,
     event_loop_runner()(generate(pipe, url, numbers, seed, affinity))
 
 
+async def next_order(pipe: Connection) -> Any:
+    """The parent's next message, read in a thread: the loop meanwhile keeps answering the server's
+    keepalive pings (a loop blocked in `recv` for 40 s had every connection closed, 1011)."""
+    return await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
+
+
 async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool) -> None:
-    """The body of `generator_process` (`pipe.recv` blocks the loop only while nothing is under way)."""
+    """The body of `generator_process`."""
     rng = random.Random(seed)
     tables = [HumanTable(rng) for _ in numbers]
     opening = asyncio.Semaphore(16)  # tables opened at once (each opening is a few round trips)
@@ -385,7 +383,7 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
         pipe.send(("failed", f"no table opened: {failed[:3]}"))
         return
     pipe.send(("ready", len(tables)))
-    _, seconds = pipe.recv()
+    _, seconds = await next_order(pipe)
     # This process's own pauses would count as the server's latency: its tables' objects are kept out
     # of the collector's full passes while it measures (as the server does: server/gc_policy.py).
     gc.freeze()
@@ -413,7 +411,7 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
         "client_cpu": client_cpu, "seconds": time.perf_counter() - started,
     }))
     await asyncio.gather(*(table.close() for table in tables))
-    _, relay_url, floor_seconds, payload = pipe.recv()
+    _, relay_url, floor_seconds, payload = await next_order(pipe)
     floor: list[float] = []
     if relay_url:
         try:
@@ -435,6 +433,26 @@ def receive(pipes: list[Connection], expected: str) -> list[Any]:
     return answers
 
 
+SETTLED_SHARE = 0.25  # the server's CPU share, second by second, below which the opening is digested
+SETTLE_LIMIT = 90.0
+
+
+def settle(pids: list[int]) -> float:
+    """Wait until the servers have digested the opening (thousands of joins leave them busy for
+    seconds after every answer came back: measured so, the idle background and the first seconds of
+    play were the opening's tail); seconds waited."""
+    started = previous_at = time.perf_counter()
+    previous = [cpu_seconds(pid) or 0.0 for pid in pids]
+    quiet = 0
+    while quiet < 2 and time.perf_counter() - started < SETTLE_LIMIT:
+        time.sleep(1.0)
+        now, current = time.perf_counter(), [cpu_seconds(pid) or 0.0 for pid in pids]
+        busiest = max(after - before for before, after in zip(previous, current, strict=True))
+        quiet = quiet + 1 if busiest / (now - previous_at) < SETTLED_SHARE else 0
+        previous, previous_at = current, now
+    return time.perf_counter() - started
+
+
 def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int,
         processes: int, floor_seconds: float = 15.0, idle_seconds: float = 5.0,
         placement: str = "spread") -> dict[str, Any]:
@@ -454,6 +472,9 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         workers.append(worker)
     try:
         receive(pipes, "ready")
+        settled = settle(pids)
+        print(f"{time.strftime('%H:%M:%S')} {tables} tables open, server settled in {settled:.1f} s",
+              file=sys.stderr, flush=True)
         # The server's background with every table open and nobody acting (lease renewals, presence
         # heartbeats...): it grows with the tables, not with the actions.
         idle_before = [cpu_seconds(pid) for pid in pids]
@@ -509,6 +530,7 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         "server_cpu_ms_per_action": round(server_cpu / max(actions, 1) * 1000, 3) if pids else None,
         "server_cpu_share": round(server_cpu / elapsed, 3) if pids else None,
         "server_idle_cpu_share": round(idle_cpu / idle_seconds, 3) if pids else None,
+        "server_settle_seconds": round(settled, 1),
         "client_cpu_ms_per_action": round(client_cpu / max(actions, 1) * 1000, 3),
         "floor_samples": len(floor), "floor_p50_ms": ms(floor, 50), "floor_p99_ms": ms(floor, 99),
         "load_avg_1m": round(load, 1),
