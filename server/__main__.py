@@ -51,6 +51,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="whist-server", description="Real-time whist server.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (0 picks a free one; default 8765)")
+    parser.add_argument("--unix", metavar="PATH",
+                        help="also listen on this Unix socket, for a balancer on the same host (its "
+                             "connections' X-Forwarded-For is trusted: only local processes allowed to "
+                             "open the file reach it)")
     parser.add_argument("--store", default="memory://",
                         help="memory:// (default, embedded) or redis://HOST:PORT/DB[?prefix=P]")
     parser.add_argument("--log-level", default="info", help="debug, info, warning or error (default info)")
@@ -125,7 +129,7 @@ async def serve_until_stopped(args: argparse.Namespace) -> None:
                          daily_secret=args.daily_secret, replica_id=args.replica_id,
                          trusted_proxies=args.trusted_proxy, coordination=coordination,
                          bot_workers=max(1, args.bot_workers))
-    host, port = await server.start(args.host, args.port)
+    host, port = await server.start(args.host, args.port, args.unix)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.
     gc.freeze()

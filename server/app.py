@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import functools
 import logging
 import os
@@ -12,7 +13,7 @@ from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve, unix_serve
 from websockets.exceptions import ConnectionClosed
 
 from . import protocol
@@ -288,6 +289,7 @@ class WhistServer:
         self.connections_by_address = AddressCounts()
         self.rooms_by_address = AddressWindow()
         self.server: Server | None = None
+        self.unix_server: Server | None = None  # `--unix`: the local balancer's way in
         self.tasks: set[asyncio.Task[Any]] = set()
         # How long the last requests took inside the server (frame read -> answer queued), for /health.
         self.request_seconds: collections.deque[float] = collections.deque(maxlen=5000)
@@ -449,23 +451,27 @@ class WhistServer:
                                for room in self.tables.rooms.values())
         return self.metrics.exposition()
 
-    async def start(self, host: str, port: int) -> tuple[str, int]:
+    async def start(self, host: str, port: int, unix_path: str | None = None) -> tuple[str, int]:
         """Join the other processes on the store, load the stored rooms and listen; returns the bound
-        address (port 0 picks a free one)."""
+        address (port 0 picks a free one). `unix_path`: listen on that Unix socket too, for a balancer
+        on the same host (a write to a Unix socket costs the kernel a third of one to loopback TCP,
+        and the server writes five frames per action: docs/benchmarks.md)."""
         await self.tables.join_cluster()
         await self.tables.registry.load_all()
-        self.server = await serve(
-            self.handle,
-            host,
-            port,
-            process_request=make_process_request(self.static_dir, self.health, self.scrape, self.metrics),
-            server_header=SERVER_HEADER,
-            max_size=HARD_MAX_FRAME,
-            compression=self.compression,
-            ping_interval=self.limits.ping_interval or None,
-            ping_timeout=self.limits.ping_timeout or None,
-            close_timeout=3,  # on shutdown, do not wait long for clients that do not answer
-        )
+        options: dict[str, Any] = {
+            "process_request": make_process_request(self.static_dir, self.health, self.scrape, self.metrics),
+            "server_header": SERVER_HEADER,
+            "max_size": HARD_MAX_FRAME,
+            "compression": self.compression,
+            "ping_interval": self.limits.ping_interval or None,
+            "ping_timeout": self.limits.ping_timeout or None,
+            "close_timeout": 3,  # on shutdown, do not wait long for clients that do not answer
+        }
+        self.server = await serve(self.handle, host, port, **options)
+        if unix_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(unix_path)  # left by a process that was killed
+            self.unix_server = await unix_serve(self.handle, unix_path, **options)
         if self.limits.idle_seconds:
             self.spawn(self._close_idle_connections(self.limits.idle_seconds))
         sockname = next(iter(self.server.sockets)).getsockname()
@@ -473,9 +479,10 @@ class WhistServer:
 
     async def stop(self) -> None:
         """Close every connection, stop bots and close the store."""
-        if self.server is not None:
-            self.server.close()
-            await self.server.wait_closed()
+        for listening in (self.server, self.unix_server):
+            if listening is not None:
+                listening.close()
+                await listening.wait_closed()
         await self.tables.close()
         for task in list(self.tasks):
             task.cancel()

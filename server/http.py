@@ -76,12 +76,20 @@ def _in(address: str, networks: Sequence[Network]) -> bool:
     return any(ip in network for network in networks)
 
 
+UNIX_PEER = "unix"  # the address of a connection on the Unix socket with no X-Forwarded-For
+
+
 def client_address(remote: Any, headers: Headers | None, trusted: Sequence[Network]) -> str:
     """The client's address: the peer's, unless the peer is a trusted proxy; then the right-most
     address of `X-Forwarded-For` that is not itself a trusted proxy (entries further left are written
-    by the client and may be forged)."""
-    peer = str(remote[0]) if isinstance(remote, tuple | list) and remote else str(remote or "")
-    if not trusted or headers is None or not _in(peer, trusted):
+    by the client and may be forged). A peer on the Unix socket (`--unix`: its peer address is a
+    string, not a host and port) is the balancer of this host, and trusted like one."""
+    if isinstance(remote, str):
+        peer, proxied = UNIX_PEER, True
+    else:
+        peer = str(remote[0]) if isinstance(remote, tuple | list) and remote else str(remote or "")
+        proxied = bool(trusted) and _in(peer, trusted)
+    if headers is None or not proxied:
         return peer
     forwarded = [part.strip() for value in headers.get_all("X-Forwarded-For") for part in value.split(",")]
     for hop in reversed([part for part in forwarded if part]):

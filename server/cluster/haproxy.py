@@ -18,6 +18,12 @@ class Backend:
     name: str  # the replica id
     host: str
     port: int
+    unix: Path | None = None  # its Unix socket, when the balancer runs on the same host
+
+    @property
+    def address(self) -> str:
+        """Where HAProxy reaches it: the Unix socket if there is one (cheaper than loopback TCP)."""
+        return f"unix@{self.unix}" if self.unix is not None else f"{self.host}:{self.port}"
 
 
 def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastconn", maxconn: int = 8000,
@@ -27,11 +33,10 @@ def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastc
         raise ValueError(f"balance must be one of {BALANCE_CHOICES}")
     if not backends:
         raise ValueError("a cluster needs at least one replica")
-    servers = "\n".join(f"    server {backend.name} {backend.host}:{backend.port} check"
-                        for backend in backends)
+    servers = "\n".join(f"    server {backend.name} {backend.address} check" for backend in backends)
     # The `rooms` backend (affinity by room id) tracks the checks of `replicas`.
     room_servers = "\n".join(
-        f"    server {backend.name} {backend.host}:{backend.port} track replicas/{backend.name}"
+        f"    server {backend.name} {backend.address} track replicas/{backend.name}"
         for backend in backends)
     socket = f"    stats socket {stats_socket} mode 600 level user" if stats_socket is not None else ""
     return Template(template.read_text()).substitute(

@@ -98,9 +98,11 @@ class Cluster:
             replica.start()
         for replica in self.replicas:
             replica.wait_ready(timeout)
-        self.config_path.write_text(render_config(
-            f"{self.host}:{self.port}", [Backend(r.replica_id, r.host, r.port) for r in self.replicas],
-            self.balance, stats_socket=self.stats_socket))
+        # The balancer reaches the replicas on their Unix sockets (same host); tests and operators can
+        # still reach each one on its own port.
+        backends = [Backend(r.replica_id, r.host, r.port, r.unix_path) for r in self.replicas]
+        self.config_path.write_text(render_config(f"{self.host}:{self.port}", backends, self.balance,
+                                                  stats_socket=self.stats_socket))
         log_path = self.directory / "haproxy.log"
         self.haproxy = spawn([HAPROXY, "-db", "-f", str(self.config_path)], log_path)
         wait_until(lambda: http_json(self.url + "health")[0] in (200, 503), timeout, "haproxy",

@@ -151,6 +151,7 @@ class Replica:
         self.port = port or free_port(host)
         self.extra_args = extra_args or []
         self.log_path = directory / f"{replica_id}.log"
+        self.unix_path = directory / f"{replica_id}.sock"  # the balancer's way in (same host)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -166,7 +167,8 @@ class Replica:
     def start(self) -> None:
         """Start the process (does not wait; see `wait_ready`)."""
         self.process = spawn([sys.executable, "-m", "server", "--host", self.host, "--port", str(self.port),
-                              "--store", self.store, "--replica-id", self.replica_id, *self.extra_args],
+                              "--unix", str(self.unix_path), "--store", self.store,
+                              "--replica-id", self.replica_id, *self.extra_args],
                              self.log_path, cwd=Path(__file__).resolve().parents[2])
 
     def health(self) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from server.bots import get_bot
 from server.client import WhistClient, room_url
@@ -220,3 +222,26 @@ def test_a_cluster_on_an_outside_store_has_no_redis_of_its_own(redis_url: str, r
         with pytest.raises(RuntimeError, match="outside store"):
             outside.stop_redis()
     assert not outside.replicas[0].alive()
+
+
+async def test_through_the_balancer_each_client_address_has_its_own_connection_limit() -> None:
+    # HAProxy reaches the replica on its Unix socket and forwards each client's address: the limit of
+    # two connections per address holds for 127.0.0.2, and 127.0.0.3 is another client. Before, every
+    # client shared the balancer's address, and the limit held for all players together.
+    with Cluster(replicas=1, server_args=["--max-connections-per-address", "2",
+                                          "--log-level", "warning"]) as cluster:
+        assert "unix@" in cluster.config_path.read_text() and cluster.replicas[0].unix_path.exists()
+
+        async def pinged(source: str) -> ClientConnection:
+            websocket = await connect(cluster.ws_url, local_addr=(source, 0), open_timeout=30)
+            await websocket.send('{"type": "ping", "id": 1}')
+            answer = json.loads(await asyncio.wait_for(websocket.recv(), 30))
+            assert answer["type"] == "ok", answer
+            return websocket
+
+        kept = [await pinged("127.0.0.2"), await pinged("127.0.0.2"), await pinged("127.0.0.3")]
+        with pytest.raises(ConnectionClosed) as refused:
+            await pinged("127.0.0.2")
+        assert refused.value.rcvd is not None and refused.value.rcvd.code == 1013, refused.value
+        for websocket in kept:
+            await websocket.close()

@@ -10,17 +10,18 @@ import struct
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from server_helpers import LiveServer
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 
 from server.__main__ import limits_from, parse_args
 from server.app import WhistServer
 from server.client import ServerError, WhistClient
-from server.http import client_address, parse_networks
+from server.http import UNIX_PEER, client_address, parse_networks
 from server.limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, Limits
 from server.store import MemoryStore
 
@@ -167,6 +168,36 @@ async def test_behind_a_trusted_proxy_the_forwarded_address_is_limited(start_ser
     assert set(live.server.connections_by_address.counts) == {"203.0.113.5", "203.0.113.6"}
     await alice.close()
     await bob.close()
+
+
+def test_client_address_on_the_unix_socket_is_the_balancers_forwarded_one() -> None:
+    # A Unix socket's peer address is a string (no host, no port): the balancer on this host.
+    headers = Headers([("X-Forwarded-For", "198.51.100.7, 203.0.113.9")])
+    assert client_address("", headers, []) == "203.0.113.9"
+    assert client_address("", Headers(), []) == UNIX_PEER, "no header: one address for the socket"
+
+
+async def test_the_unix_socket_serves_and_limits_the_forwarded_address(tmp_path: Path) -> None:
+    server = WhistServer(MemoryStore(), bot_delay=0.0, static_dir=tmp_path,
+                         limits=Limits(connections_per_address=1))
+    socket_path = str(tmp_path / "whist.sock")
+    await server.start("127.0.0.1", 0, socket_path)
+    try:
+        def through_balancer(address: str) -> Any:
+            return unix_connect(socket_path, "ws://localhost/ws",
+                                additional_headers={"X-Forwarded-For": address})
+
+        alice = await through_balancer("203.0.113.5")
+        await alice.send('{"type": "ping", "id": 1}')
+        assert '"ok"' in str(await asyncio.wait_for(alice.recv(), 30))
+        async with through_balancer("203.0.113.6") as bob:
+            await bob.send('{"type": "ping", "id": 1}')
+            assert '"ok"' in str(await asyncio.wait_for(bob.recv(), 30))
+            async with through_balancer("203.0.113.5") as alice_again:
+                assert (await close_code_of(alice_again))[0] == 1013
+        await alice.close()
+    finally:
+        await server.stop()
 
 
 async def test_without_a_trusted_proxy_x_forwarded_for_is_ignored(start_server: StartServer) -> None:
