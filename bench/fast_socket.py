@@ -34,15 +34,14 @@ class _Listener(WSListener):
 
 
 class FastSocket:
-    """One client connection: `send(bytes)`; each message received goes to `on_message` if it is set,
-    else waits for `recv`; `closed` is set once the connection is gone."""
+    """One client connection: `send(bytes)`; each message received goes to `on_message` (dropped while
+    none is set); `closed` is set once the connection is gone."""
 
     def __init__(self) -> None:
         self.transport: WSTransport | None = None
         self.on_message: FrameHandler | None = None
         self.on_lost: Callable[[], None] | None = None
         self.closed = asyncio.Event()
-        self._queue: asyncio.Queue[bytes] | None = None
 
     @classmethod
     async def connect(cls, url: str, timeout: float = 120.0) -> FastSocket:
@@ -61,29 +60,10 @@ class FastSocket:
             raise ConnectionError("connection closed")
         self.transport.send(WSMsgType.BINARY, message)
 
-    async def recv(self) -> bytes:
-        """The next message (for callers that read in order instead of setting `on_message`)."""
-        if self._queue is None:
-            self._queue = asyncio.Queue()
-        getting = asyncio.ensure_future(self._queue.get())
-        closing = asyncio.ensure_future(self.closed.wait())
-        try:
-            await asyncio.wait({getting, closing}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            closing.cancel()
-        if not getting.done():
-            getting.cancel()
-            raise ConnectionError("connection closed")
-        return getting.result()
-
     def deliver(self, message: bytes) -> None:
         """A message arrived (called by the listener)."""
         if self.on_message is not None:
             self.on_message(message)
-            return
-        if self._queue is None:
-            self._queue = asyncio.Queue()
-        self._queue.put_nowait(message)  # kept for `recv`
 
     def lost(self) -> None:
         """The connection is gone (called by the listener)."""

@@ -303,16 +303,26 @@ async def relay_floor(url: str, groups: list[int], seconds: float, payload: int,
             return [await FastSocket.connect(f"{url}g{number}") for _ in range(5)]
 
     async def group(members: list[FastSocket], deadline: float) -> None:
+        # Each member notes the arrival of the message under way (a callback, as the tables' clients
+        # do: no task and no queue per message); the last of the five completes the wait.
+        expected: list[Any] = [b"", 0, None]  # the message, members that have it, the future to set
+
+        def arrived(message: bytes) -> None:
+            if message == expected[0]:
+                expected[1] += 1
+                if expected[1] == len(members) and not expected[2].done():
+                    expected[2].set_result(time.perf_counter())
+
+        for member in members:
+            member.on_message = arrived
         try:
             while time.perf_counter() < deadline:
                 await asyncio.sleep(rng.uniform(*THINK))  # one seat at a time thinks, then acts
                 message = os.urandom(payload)
+                expected[:] = [message, 0, asyncio.get_running_loop().create_future()]
                 started = time.perf_counter()
                 members[rng.randrange(4)].send(message)
-                for member in members:
-                    while await member.recv() != message:
-                        pass
-                samples.append(time.perf_counter() - started)
+                samples.append(await asyncio.wait_for(expected[2], 60) - started)
         finally:
             for member in members:
                 with contextlib.suppress(Exception):
@@ -492,6 +502,7 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         load = os.getloadavg()[0]
         floor: list[float] = []
         if floor_seconds > 0:
+            settle(pids)  # the servers close the tables meanwhile: not beside the floor
             relay, relay_url = start_process([sys.executable, "-c", RELAY_SERVER], "relay listening on")
             try:
                 for pipe in pipes:
