@@ -43,6 +43,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Awaitable, Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -270,8 +271,13 @@ class HumanTable:
 # ------------------------------------------------------------------------------------------- the floor
 
 RELAY_SERVER = """
-import asyncio
+import asyncio, gc
 from websockets.asyncio.server import serve, broadcast
+from server.gc_policy import FullPasses
+# The garbage collector as in the server (server/gc_policy.py): with CPython's rule, full passes of
+# 120-190 ms over the relay's 5,000 connections were the floor's p99 at 1,000 groups.
+gc.freeze()
+FullPasses().install()
 groups = {}
 async def relay(ws):
     group = groups.setdefault(ws.request.path, set())
@@ -290,11 +296,12 @@ asyncio.run(main())
 """
 
 
-async def relay_floor(url: str, groups: list[int], seconds: float, payload: int, rng: random.Random
-                      ) -> list[float]:
+async def relay_floor(url: str, groups: list[int], seconds: float, payload: int, rng: random.Random,
+                      all_connected: Callable[[], Awaitable[Any]]) -> list[float]:
     """Groups of five connections (the same client as the tables'); one member at a time sends at
     human pace, the relay sends it to all five; the time until all five have it. Timed from when every
-    group is connected."""
+    group of every generator process is connected (`all_connected` returns then): the relay's
+    handshakes for another process's groups were the floor's p99, hundreds of milliseconds."""
     samples: list[float] = []
     opening = asyncio.Semaphore(32)
 
@@ -315,22 +322,26 @@ async def relay_floor(url: str, groups: list[int], seconds: float, payload: int,
 
         for member in members:
             member.on_message = arrived
-        try:
-            while time.perf_counter() < deadline:
-                await asyncio.sleep(rng.uniform(*THINK))  # one seat at a time thinks, then acts
-                message = os.urandom(payload)
-                expected[:] = [message, 0, asyncio.get_running_loop().create_future()]
-                started = time.perf_counter()
-                members[rng.randrange(4)].send(message)
-                samples.append(await asyncio.wait_for(expected[2], 60) - started)
-        finally:
+        while time.perf_counter() < deadline:
+            await asyncio.sleep(rng.uniform(*THINK))  # one seat at a time thinks, then acts
+            message = os.urandom(payload)
+            expected[:] = [message, 0, asyncio.get_running_loop().create_future()]
+            started = time.perf_counter()
+            members[rng.randrange(4)].send(message)
+            samples.append(await asyncio.wait_for(expected[2], 60) - started)
+
+    opened = await asyncio.gather(*(open_group(number) for number in groups))
+    await all_connected()
+    deadline = time.perf_counter() + seconds
+    try:
+        await asyncio.gather(*(group(members, deadline) for members in opened))
+    finally:
+        # Closed once every group is done: the relay's closing handshakes of the groups that finished
+        # first were the last messages' latency (p99 780 ms at 1,000 groups, every core idle).
+        for members in opened:
             for member in members:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(member.close(), 10)
-
-    opened = await asyncio.gather(*(open_group(number) for number in groups))
-    deadline = time.perf_counter() + seconds
-    await asyncio.gather(*(group(members, deadline) for members in opened))
     return samples
 
 
@@ -397,7 +408,7 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
     # This process's own pauses would count as the server's latency: its tables' objects are kept out
     # of the collector's full passes while it measures (as the server does: server/gc_policy.py).
     gc.freeze()
-    full_passes = FullPasses()  # installed only: no full pass at all until the figures are taken
+    full_passes = FullPasses()  # installed only: no full pass at all until the floor's figures are taken
     full_passes.install()
     cpu_before = time.process_time()
     started = time.perf_counter()
@@ -409,8 +420,6 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
     while any(table.measuring or table.tasks for table in tables) and time.perf_counter() < settle:
         await asyncio.sleep(0.05)
     client_cpu = time.process_time() - cpu_before
-    full_passes.uninstall()
-    gc.unfreeze()
     pipe.send(("played", {
         "all_views": [value for table in tables for value in table.all_views],
         "each_view": [value for table in tables for value in table.each_view],
@@ -420,15 +429,23 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
         "not_opened": len(failed),
         "client_cpu": client_cpu, "seconds": time.perf_counter() - started,
     }))
+    await next_order(pipe)  # every process has sent its figures
     await asyncio.gather(*(table.close() for table in tables))
+    pipe.send(("closed", None))
     _, relay_url, floor_seconds, payload = await next_order(pipe)
     floor: list[float] = []
     if relay_url:
         try:
-            floor = await relay_floor(relay_url, numbers, floor_seconds, payload, rng)
+            async def all_connected() -> Any:
+                pipe.send(("floor_open", len(numbers)))
+                return await next_order(pipe)
+
+            floor = await relay_floor(relay_url, numbers, floor_seconds, payload, rng, all_connected)
         except Exception as failure:  # reported, not fatal: the tables' figures are already sent
             print(f"floor failed in a generator process: {type(failure).__name__}: {failure}",
                   file=sys.stderr)
+    full_passes.uninstall()
+    gc.unfreeze()
     pipe.send(("floor", floor))
 
 
@@ -500,14 +517,27 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         elapsed = time.perf_counter() - started
         cpu_after = [cpu_seconds(pid) for pid in pids]
         load = os.getloadavg()[0]
+        # The tables close only once every process has its figures: one process's closing storm must
+        # not delay another's last measurements.
+        for pipe in pipes:
+            pipe.send(("close", None))
+        receive(pipes, "closed")
         floor: list[float] = []
         if floor_seconds > 0:
-            settle(pids)  # the servers close the tables meanwhile: not beside the floor
+            settle(pids)  # the servers finish closing the tables: not beside the floor
             relay, relay_url = start_process([sys.executable, "-c", RELAY_SERVER], "relay listening on")
             try:
                 for pipe in pipes:
                     pipe.send(("floor", relay_url, min(seconds, floor_seconds), payload))
-                floor = [value for samples in receive(pipes, "floor") for value in samples]
+                # Every process connects its groups, then all start together. One whose floor failed
+                # answers with its (empty) figures at once.
+                answers = [pipe.recv() for pipe in pipes]
+                started_pipes = [pipe for pipe, (kind, _) in zip(pipes, answers, strict=True)
+                                 if kind == "floor_open"]
+                for pipe in started_pipes:
+                    pipe.send(("go", None))
+                floor = [value for kind, samples in answers if kind == "floor" for value in samples]
+                floor += [value for samples in receive(started_pipes, "floor") for value in samples]
             finally:
                 stop_process(relay)
         else:
