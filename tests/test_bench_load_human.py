@@ -1,0 +1,29 @@
+"""The human-paced load generator (`bench/load.py --human`), the instrument of issue 10's figures, run
+small against a real cluster: its tables play, nothing fails, and its floor is measured. No figure is
+asserted (figures belong in docs/benchmarks.md); what is checked is that the instrument works: it
+once hung in its floor (messages dropped before the reader asked) and once had every connection closed
+by the server (its loop blocked while it waited for the parent, so no pong went out)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from server.cluster import Cluster
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))
+
+import load_human  # noqa: E402
+
+
+def test_the_generator_plays_its_tables_through_the_balancer_and_measures_the_floor() -> None:
+    server_args = ["--log-level", "warning", "--max-connections-per-address", "0"]
+    with Cluster(1, server_args=server_args) as cluster:
+        pids = sorted(pid for pid in cluster.server_pids().values() if pid is not None)
+        # Idle longer than nothing: the generator's connections must stay open while it waits.
+        result = load_human.run(cluster.ws_url, tables=4, seconds=4.0, pids=pids, payload=200, seed=3,
+                                processes=2, floor_seconds=3.0, idle_seconds=2.0)
+    assert result["tables_not_opened"] == 0 and result["errors"] == 0, result
+    assert result["actions"] > 0 and result["unfinished"] == 0, result
+    assert result["floor_samples"] > 0, result
