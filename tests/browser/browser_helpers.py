@@ -367,10 +367,15 @@ def covered_by_anything(page: Page, selector: str) -> list[str]:
 
 
 def overlapping_seats(page: Page) -> list[str]:
-    """Pairs of table elements (seats, trick cards, status) whose boxes overlap: must be none."""
+    """Pairs of table elements (seats, trick cards, status) whose boxes overlap: must be none. Checked
+    once cards have stopped moving (a bot's card flies in from its seat), among the visible ones: the
+    cards of a finished trick end their sweep on the winner's seat, faded out, until the next redraw
+    (CI once caught a trick card on the right seat)."""
+    page.wait_for_function(SETTLED, timeout=30000)
     pairs: list[str] = page.evaluate(
         """() => {
-          const els = [...document.querySelectorAll('.board .seat, .trick-card, .status-line')];
+          const els = [...document.querySelectorAll('.board .seat, .trick-card, .status-line')]
+            .filter(e => getComputedStyle(e).opacity !== '0');
           const out = [];
           const boxes = els.map(e => e.getBoundingClientRect());
           for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
