@@ -1,7 +1,7 @@
 """Room owner leases: at most one process owns a room at a time, and runs its bots and timers.
 
 A lease is a Redis string `{room:<id>}:owner` = process id, set with `SET NX PX ttl`. The owner renews
-all its leases every `ttl / 3` (a Lua script over up to `BATCH` leases a call, which extends a lease
+all its leases every `ttl / 3` (a Lua script over up to `scripts.BATCH` leases a call, which extends a lease
 only if it still names this process) and releases them on a clean shutdown (a Lua script that deletes
 only its own lease).
 A process that dies stops renewing: its leases expire after `ttl` and any process that *wants* the
@@ -26,7 +26,7 @@ from redis.asyncio import Redis
 
 from ..store.keys import Keys
 from .periodic import Periodic
-from .scripts import PipelinedScript
+from .scripts import PipelinedScript, batches
 
 LeaseCallback = Callable[[str], Awaitable[None] | None]
 
@@ -60,11 +60,6 @@ for i, key in ipairs(KEYS) do
 end
 return answers
 """
-
-# Rooms per script call of a pass: one command for hundreds of leases, not one each (at 1,000 rooms the
-# per-room commands were most of a process's background work). On Redis Cluster the keys of one call
-# must share a hash slot: docs/scaling.md.
-BATCH = 500
 
 # KEYS: owner key. ARGV: process id. 1 if deleted, 0 if the lease names someone else (or none).
 _RELEASE = """
@@ -246,11 +241,11 @@ class RedisLeases(Leases):
         return await self._per_room(self._claim_many, list(rooms))
 
     async def _per_room(self, script: PipelinedScript, rooms: list[str]) -> dict[str, bool]:
-        """Run a per-key script over the rooms' owner keys, `BATCH` keys a call; room -> its answer."""
-        batches = [rooms[start:start + BATCH] for start in range(0, len(rooms), BATCH)]
+        """Run a per-key script over the rooms' owner keys, a batch a call; room -> its answer."""
+        sliced = batches(rooms)
         results = await script.run_many([([self.keys.room_owner(room) for room in batch],
-                                           [self.process_id, self._ttl_ms]) for batch in batches])
-        return {room: bool(answer) for batch, answers in zip(batches, results, strict=True)
+                                           [self.process_id, self._ttl_ms]) for batch in sliced])
+        return {room: bool(answer) for batch, answers in zip(sliced, results, strict=True)
                 for room, answer in zip(batch, answers, strict=True)}
 
     async def _drop(self, room_id: str) -> bool:

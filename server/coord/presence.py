@@ -3,7 +3,7 @@
 Each process counts its own connections per (room, seat) and publishes one entry per seat it serves:
 member `<seat>@<process id>` of the room's sorted set `{room:<id>}:presence`, scored with its expiry
 on Redis's clock (so the processes' clocks do not matter). A heartbeat re-scores the process's entries
-every `ttl / 3` (one script call per `BATCH` rooms); a process that dies stops refreshing and its
+every `ttl / 3` (one script call per `scripts.BATCH` rooms); a process that dies stops refreshing and its
 entries drop out after `ttl`. A seat is `-1` for a spectator (so "anyone watching?" has an answer too).
 
 Before a room's owner lets a bot take a seat, it asks `seats(room)`: a seat with any live entry is
@@ -23,7 +23,7 @@ from redis.asyncio import Redis
 
 from ..store.keys import Keys
 from .periodic import Periodic
-from .scripts import PipelinedScript
+from .scripts import PipelinedScript, batches
 
 SPECTATOR = -1
 DEFAULT_TTL = 6.0
@@ -44,9 +44,6 @@ for _, key in ipairs(KEYS) do
 end
 return expiry
 """
-
-# Rooms per script call of a heartbeat (see leases.BATCH).
-BATCH = 500
 
 # KEYS: the room's presence set. Drops the expired entries, returns the live ones.
 _LIVE = """
@@ -162,10 +159,8 @@ class RedisPresence(Presence):
         return parse_members(list(members))
 
     async def _mark_many(self, rooms: dict[str, list[int]]) -> None:
-        entries = list(rooms.items())
         calls = []
-        for start in range(0, len(entries), BATCH):
-            batch = entries[start:start + BATCH]
+        for batch in batches(list(rooms.items())):
             args: list[Any] = [self._ttl_ms]
             for _, seats in batch:
                 args.append(len(seats))

@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
 Call = tuple[Sequence[str], Sequence[Any]]  # (keys, args) of one run of the script
+Item = TypeVar("Item")
+
+# Rooms per call of a multi-key pass script (lease renewals and claims, presence marks): one command for
+# hundreds of rooms, not one each (at 1,000 rooms the per-room commands were most of a process's
+# background work). On Redis Cluster the keys of one call must share a hash slot: docs/scaling.md.
+BATCH = 500
+
+
+def batches(items: Sequence[Item], size: int = BATCH) -> list[Sequence[Item]]:
+    """`items` in consecutive slices of at most `size` (one script call each)."""
+    return [items[start:start + size] for start in range(0, len(items), size)]
 
 
 class PipelinedScript:

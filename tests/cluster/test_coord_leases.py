@@ -13,7 +13,8 @@ from redis.asyncio import Redis
 
 from server.cluster.processes import PrivateRedis
 from server.coord import redis_coordination
-from server.coord.leases import BATCH, DEFAULT_TTL, MemoryLeases, RedisLeases
+from server.coord.leases import DEFAULT_TTL, MemoryLeases, RedisLeases
+from server.coord.scripts import BATCH
 
 
 async def test_only_one_process_holds_a_room(make_coord: MakeCoord) -> None:

@@ -8,7 +8,7 @@ import time
 from conftest import MakeCoord, eventually
 
 from server.coord import SPECTATOR, Coordination
-from server.coord.presence import BATCH
+from server.coord.scripts import BATCH
 
 
 async def test_seats_show_every_process_with_a_live_connection(make_coord: MakeCoord) -> None:
