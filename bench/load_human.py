@@ -296,6 +296,23 @@ asyncio.run(main())
 """
 
 
+class Relayed:
+    """One floor message under way: each member notes its arrival (a callback, as the tables' clients
+    do: no task and no queue per message); `everywhere` is the time the last of them had it."""
+
+    def __init__(self, message: bytes, members: int) -> None:
+        self.message = message
+        self.waiting = members
+        self.everywhere: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+    def arrived(self, message: bytes) -> None:
+        """A member received `message`."""
+        if message == self.message:
+            self.waiting -= 1
+            if self.waiting == 0 and not self.everywhere.done():
+                self.everywhere.set_result(time.perf_counter())
+
+
 async def relay_floor(url: str, groups: list[int], seconds: float, payload: int, rng: random.Random,
                       all_connected: Callable[[], Awaitable[Any]]) -> list[float]:
     """Groups of five connections (the same client as the tables'); one member at a time sends at
@@ -310,25 +327,14 @@ async def relay_floor(url: str, groups: list[int], seconds: float, payload: int,
             return [await FastSocket.connect(f"{url}g{number}") for _ in range(5)]
 
     async def group(members: list[FastSocket], deadline: float) -> None:
-        # Each member notes the arrival of the message under way (a callback, as the tables' clients
-        # do: no task and no queue per message); the last of the five completes the wait.
-        expected: list[Any] = [b"", 0, None]  # the message, members that have it, the future to set
-
-        def arrived(message: bytes) -> None:
-            if message == expected[0]:
-                expected[1] += 1
-                if expected[1] == len(members) and not expected[2].done():
-                    expected[2].set_result(time.perf_counter())
-
-        for member in members:
-            member.on_message = arrived
         while time.perf_counter() < deadline:
             await asyncio.sleep(rng.uniform(*THINK))  # one seat at a time thinks, then acts
-            message = os.urandom(payload)
-            expected[:] = [message, 0, asyncio.get_running_loop().create_future()]
+            relayed = Relayed(os.urandom(payload), len(members))
+            for member in members:
+                member.on_message = relayed.arrived
             started = time.perf_counter()
-            members[rng.randrange(4)].send(message)
-            samples.append(await asyncio.wait_for(expected[2], 60) - started)
+            members[rng.randrange(4)].send(relayed.message)
+            samples.append(await asyncio.wait_for(relayed.everywhere, 60) - started)
 
     opened = await asyncio.gather(*(open_group(number) for number in groups))
     await all_connected()
