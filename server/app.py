@@ -23,6 +23,7 @@ from .coord import Coordination
 from .http import DEFAULT_STATIC_DIR, client_address, make_process_request, parse_networks
 from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow, Limits
 from .live import Tables
+from .loop_lag import watch_loop_lag
 from .metrics import InstrumentedStore, Metrics
 from .protocol import ProtocolError, RequestId
 from .replay_service import replay_answer
@@ -472,6 +473,7 @@ class WhistServer:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(unix_path)  # left by a process that was killed
             self.unix_server = await unix_serve(self.handle, unix_path, **options)
+        self.spawn(watch_loop_lag(self.metrics.observe_loop_lag))
         if self.limits.idle_seconds:
             self.spawn(self._close_idle_connections(self.limits.idle_seconds))
         sockname = next(iter(self.server.sockets)).getsockname()

@@ -88,6 +88,10 @@ class Metrics:
                                         buckets=FAST_BUCKETS, registry=r)
         self.gc_collected = Counter("whist_gc_full_pass_collected_total", "Objects the full passes of the "
                                     "garbage collector freed.", registry=r)
+        self.loop_lag = Histogram("whist_event_loop_lag_seconds", "How late the event loop ran a "
+                                  "timer due every 50 ms (server/loop_lag.py): the wait every frame, "
+                                  "push and store answer had at that moment.", buckets=FAST_BUCKETS,
+                                  registry=r)
         self._room_labels: set[tuple[str, str]] = set()
         for kind in CONNECTION_KINDS:
             self.connections.labels(kind).set(0)
@@ -108,6 +112,10 @@ class Metrics:
         """One full pass of the garbage collector: why, how long the process stood still, what it freed."""
         self.gc_full_passes.labels(reason).observe(seconds)
         self.gc_collected.inc(collected)
+
+    def observe_loop_lag(self, seconds: float) -> None:
+        """How late one timer of the event loop fired."""
+        self.loop_lag.observe(seconds)
 
     def observe_bot_decision(self, bot: str, seconds: float) -> None:
         """How long a bot of kind `bot` took to decide."""

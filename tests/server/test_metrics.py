@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -237,3 +238,19 @@ async def test_an_error_answer_counts_by_code(live: LiveServer, connect: Connect
                                                                      code="not_daily") == 1
     assert value(after, "whist_errors_total", code="no_such_room") - value(
         before, "whist_errors_total", code="no_such_room") == 1
+
+
+async def test_a_stalled_event_loop_shows_in_the_loop_lag_histogram(live: LiveServer) -> None:
+    def late(samples: Samples) -> float:
+        return (value(samples, "whist_event_loop_lag_seconds_count")
+                - value(samples, "whist_event_loop_lag_seconds_bucket", le="0.25"))
+
+    first = await scrape(live)
+    time.sleep(0.3)  # the server shares this event loop: hold it, as a long callback would
+    for _ in range(200):
+        samples = await scrape(live)
+        if late(samples) > late(first):
+            break
+        await asyncio.sleep(0.05)
+    # The 50 ms timer was due at most 50 ms into the stall, so it fired at least 250 ms late.
+    assert late(samples) >= late(first) + 1
