@@ -31,6 +31,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
 from ..store.keys import Keys
+from ..store.lean_pipeline import LeanPipeline
 
 log = logging.getLogger("whist.coord")
 
@@ -162,6 +163,7 @@ class RedisFanout(Fanout):
         self.connected = asyncio.Event()
         self.reconnects = 0  # how many times the subscriber connected again after losing Redis
         self._own = own_prefix(process_id)
+        self._publishes = LeanPipeline(redis.connection_pool, 2)  # one publisher loop: one in flight
 
     def _channel(self, room_id: str) -> str:
         return self.keys.room_changes(room_id)
@@ -178,12 +180,13 @@ class RedisFanout(Fanout):
     async def publish_many(self, changes: list[tuple[str, dict[str, Any]]]) -> list[int]:
         """One PUBLISH each, in order, sent in one pipeline (one round trip for a busy loop's changes);
         how many received each."""
-        if len(changes) == 1:
-            return [await self.publish(*changes[0])]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for room_id, change in changes:
-                pipe.publish(self._channel(room_id), encode(self.process_id, change))
-            return [int(count) for count in await pipe.execute()]
+        commands = [("PUBLISH", self._channel(room_id), encode(self.process_id, change))
+                    for room_id, change in changes]
+        replies = await self._publishes.run(commands)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return [int(count) for count in replies]
 
     async def start(self, timeout: float = 10.0) -> None:
         """Start the subscriber and wait until it is connected the first time. TimeoutError if Redis

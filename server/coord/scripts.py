@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
+from ..store.lean_pipeline import LeanPipeline
+
 Call = tuple[Sequence[str], Sequence[Any]]  # (keys, args) of one run of the script
 Item = TypeVar("Item")
 
@@ -37,6 +39,7 @@ class PipelinedScript:
         self.redis = redis
         self.text = text
         self.sha = hashlib.sha1(text.encode()).hexdigest()  # what SCRIPT LOAD answers
+        self._lean = LeanPipeline(redis.connection_pool, 2)
 
     async def run_many(self, calls: Sequence[Call]) -> list[Any]:
         """Every call's answer; the first error (other than a lost script, handled) is raised."""
@@ -53,8 +56,4 @@ class PipelinedScript:
         return results
 
     async def _pipeline(self, calls: Sequence[Call]) -> list[Any]:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for keys, args in calls:
-                pipe.evalsha(self.sha, len(keys), *keys, *args)
-            results: list[Any] = await pipe.execute(raise_on_error=False)
-        return list(results)
+        return await self._lean.run([("EVALSHA", self.sha, len(keys), *keys, *args) for keys, args in calls])

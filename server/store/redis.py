@@ -19,6 +19,7 @@ from redis.exceptions import NoScriptError
 from ..leaderboard import RANK_SCALE, LeaderboardLine, day_start, rank_order
 from .base import JSON, Store, StoredRoom, VersionConflictError
 from .keys import DEFAULT_PREFIX, Keys
+from .lean_pipeline import LeanPipeline
 
 # The daily challenge's claims and per-deal results are kept this long (seconds): they matter on their
 # day only, and a few days more let a player in a far time zone look back.
@@ -26,6 +27,9 @@ DAILY_KEYS_SECONDS = 4 * 86400
 # Rooms whose last written state this process remembers (most actions, a card played, leave a room's
 # stored state as it was: only its log grows, so the state is neither encoded nor sent again).
 REMEMBERED_STATES = 20_000
+# Save batches in flight at once (each on a connection of its own; one batch holds every save asked for
+# during one pass of the event loop, so a few are plenty and the rest of the pool stays free).
+SAVE_CONNECTIONS = 8
 
 # KEYS: room hash, room log, lobby hash, rooms set.
 # ARGV: expected version, state JSON ("": the state stored at the expected version, unchanged), room
@@ -85,6 +89,7 @@ class RedisStore(Store):
         pool = BlockingConnectionPool.from_url(clean, decode_responses=True, max_connections=64, timeout=20)
         self.redis: Redis = Redis(connection_pool=pool)
         self._save_sha = hashlib.sha1(_SAVE_SCRIPT.encode()).hexdigest()
+        self._saves = LeanPipeline(pool, SAVE_CONNECTIONS)
         # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
         # one write and one read for the batch instead of one round trip each. Each save is still its
         # own Lua script, atomic on its own (a room has at most one save in flight: its lock).
@@ -149,11 +154,8 @@ class RedisStore(Store):
                 save.future.set_result(result)
 
     async def _run_scripts(self, batch: list[_PendingSave]) -> list[Any]:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for save in batch:
-                pipe.evalsha(self._save_sha, len(save.keys), *save.keys, *save.args)
-            results: list[Any] = await pipe.execute(raise_on_error=False)
-        return results
+        return await self._saves.run([("EVALSHA", self._save_sha, len(save.keys), *save.keys, *save.args)
+                                      for save in batch])
 
     async def load(self, room_id: str) -> StoredRoom | None:
         """The stored room."""
