@@ -13,8 +13,11 @@ primitives of `server/coord/` (owner leases, fan-out, shared presence, process r
   or owns it) moves its copy on by the logged entries (`table.advance`), or reloads from the store when
   a version was skipped (pub/sub is at most once) or after its subscriber reconnected (`on_resync`),
   then hands the change to its own listeners: the outbox pushes it through the one filter. When the
-  room's last publication reached no other process, the next is a note of its version only (a process
-  that subscribed meanwhile finds no state in it and reloads).
+  room's last publication reached no other process, nothing more is published (no PUBLISH, and none
+  read back by its own subscriber) until a process that starts to follow the room says so
+  (`subscribed`, sent before it reloads); the answer is a note of the version here, so a change
+  committed before the newcomer was heard is either in what it reloaded or announced by that note.
+  After the subscriber reconnects (a newcomer's word may be lost), every room publishes again.
 - **Presence.** A published change of presence carries the publisher's connected seats and spectators
   in the room; the others keep them per process (`Presence.remote_seats`), so no process lets a bot
   take the seat of a player connected elsewhere. Entries of processes that stop beating are dropped.
@@ -234,6 +237,10 @@ class SharedRooms(RoomListener):
         state or received (and skipped if older)."""
         self.subscribed.add(room.room_id)
         await self.coord.fanout.subscribe(room.room_id, self._received)
+        # Tell a process that publishes nothing because nobody listened (`_unheard`) to publish again.
+        # It answers with its version: what it committed before hearing this, and after the reload
+        # below, is not missed.
+        self._outgoing.put_nowait((room.room_id, {"subscribed": self.process_id}, None))
         async with room.lock:
             await self._reload(room)  # on failure the room is caught up later (`_fall_behind`)
             await self._presence_from_store(room)
@@ -287,7 +294,11 @@ class SharedRooms(RoomListener):
                 self._outgoing.put_nowait((room.room_id, {}, seat_change))
             return
         payload: JSON
-        if self._others_reached.get(room.room_id) == 0:
+        if self._unheard(room.room_id):
+            # Nobody else follows the room, and a process that starts to will say so ("subscribed", see
+            # `_apply_received`): no PUBLISH (and no reading it back), only the presence to share.
+            payload = {}
+        elif self._others_reached.get(room.room_id) == 0:
             # Nobody else heard the last one (the usual case with room affinity): a note of the version
             # only. A process that subscribed meanwhile finds no state in it and reloads from the store.
             note = CommittedChange(room.room_id, change.version, presence=change.presence,
@@ -297,9 +308,10 @@ class SharedRooms(RoomListener):
             payload = {"change": change.to_json()}
             if change.stored:
                 payload["state"] = to_stored(room.table)
-        if change.presence is not None:
+        if change.presence is not None and payload:
             payload["here"] = self._here(room)
-        self._outgoing.put_nowait((room.room_id, payload, seat_change))
+        if payload or seat_change is not None:
+            self._outgoing.put_nowait((room.room_id, payload, seat_change))
         if change.stored:
             line = facts.lobby_entry(room.table)
             if room.room_id not in self._lobby_lines or line != self._lobby_lines[room.room_id]:
@@ -310,6 +322,12 @@ class SharedRooms(RoomListener):
         """Tell every process that a lobby line changed (they push the lobby to their subscribers)."""
         if self._started and not isinstance(self.coord.fanout, MemoryFanout):
             self._outgoing.put_nowait((LOBBY_CHANNEL, {"lobby": True}, None))
+
+    def _unheard(self, room_id: str) -> bool:
+        """Whether this process's last publication on the room reached no other process and none has
+        said since that it follows the room (this process is subscribed, so it would have heard)."""
+        return (self._others_reached.get(room_id) == 0 and room_id in self.subscribed
+                and room_id in self.coord.fanout.listeners)
 
     def _alone(self, room_id: str) -> bool:
         """In-memory twins with no other process on the room: nobody to publish to."""
@@ -410,6 +428,12 @@ class SharedRooms(RoomListener):
         if "released" in data:
             await self._claim(room)
             return
+        if "subscribed" in data:
+            # A newcomer: publish every change again, starting with a note of the version here now.
+            self._others_reached.pop(room_id, None)
+            note = CommittedChange(room_id, room.version, stored=True)
+            self._outgoing.put_nowait((room_id, {"change": note.to_json(), "here": self._here(room)}, None))
+            return
         change = CommittedChange.from_json(data["change"])
         async with room.lock:
             newly_away: list[int] = []
@@ -501,7 +525,9 @@ class SharedRooms(RoomListener):
 
     def _resync(self, rooms: frozenset[str]) -> None:
         """The subscriber was away (messages may be lost): catch every followed room up (in the
-        background: the subscriber goes on reading meanwhile)."""
+        background: the subscriber goes on reading meanwhile). A newcomer's "subscribed" may be among
+        the lost messages: publish every room's next change again."""
+        self._others_reached.clear()
         for room_id in rooms:
             self._fall_behind(room_id)
 
