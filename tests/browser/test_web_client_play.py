@@ -22,6 +22,7 @@ from browser_helpers import (
     overlapping_indices,
     overlapping_seats,
     points_shown,
+    rendered,
     screenshot,
     wait_until,
 )
@@ -93,6 +94,9 @@ def test_a_person_plays_a_whole_couleur_deal_against_three_bots_by_clicking(
             screenshot(page, "calling-panel")
             shots.add("calling")
         if view["phase"] == "play":
+            # The page draws the state it holds a frame later: CI once found the previous deal's
+            # summary (a thrown-in deal) still on screen while the new deal's play had begun.
+            wait_until(lambda: rendered(page), message="the table drawn for the state it holds")
             check_hand_matches_legal(page)
             # No announcement, no pop-up covers a seat's name, a card's index or the panel.
             uncovered = ".board .seat .name, .hand .card .idx, .action-panel button"
