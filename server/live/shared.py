@@ -22,6 +22,8 @@ primitives of `server/coord/` (owner leases, fan-out, shared presence, process r
   in the room; the others keep them per process (`Presence.remote_seats`), so no process lets a bot
   take the seat of a player connected elsewhere. Entries of processes that stop beating are dropped.
   `coord.presence` (shared, with expiry) is read when a process starts serving a room.
+- **Sending.** Everything this process tells the others (changes, presence counts, lobby pings) leaves
+  through one `Publisher` (`server/live/publisher.py`), in order.
 - **Lobby.** The lobby index is in the store; a change of a lobby line is announced on one channel so
   that every process pushes the lobby to its subscribers.
 
@@ -44,20 +46,15 @@ from ..table import advance, facts, presence, to_stored
 from .bots import BotDriver
 from .change import JSON, CommittedChange, RoomListener
 from .lobby import Lobby
+from .publisher import LOBBY_CHANNEL, RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS, Publisher, SeatChange
 from .registry import RoomRegistry
 from .room import LiveRoom
 from .timers import GraceTimers
 
 log = logging.getLogger("whist.shared")
 
-LOBBY_CHANNEL = "!lobby"  # not a room id (room ids are letters and digits)
 RECONCILE_SECONDS = 2.0  # how often presence of processes that stopped beating is dropped
 ORPHAN_SECONDS = 3.0  # how often the owner book is read for rooms whose last owner died
-# Pauses between attempts of a Redis step that must not be given up (a publish, a catch-up): the first,
-# doubled up to the last. Right after Redis comes back, the first command on each pooled connection
-# fails ("Connection closed by server"), so one failed attempt says little.
-RETRY_FIRST_SECONDS = 0.05
-RETRY_MAX_SECONDS = 1.0
 
 Remote = dict[str, tuple[frozenset[int], int]]  # process id -> (its connected seats, its spectators)
 
@@ -74,12 +71,11 @@ class SharedRooms(RoomListener):
         self.lobby = lobby
         self.remote: dict[str, Remote] = {}  # room -> the other processes' presence there
         self.subscribed: set[str] = set()
-        self._outgoing: asyncio.Queue[tuple[str, JSON, tuple[str, int] | None]] = asyncio.Queue()
+        self.publisher = Publisher(coord)
         self._inbox: dict[str, collections.deque[Change]] = {}
         self._draining: dict[str, asyncio.Task[None]] = {}
         self._remote_now: set[str] = set()  # rooms whose received change is being announced here
         self._lobby_lines: dict[str, JSON | None] = {}
-        self._others_reached: dict[str, int] = {}  # room -> other processes its last publication reached
         self._behind: set[str] = set()  # followed rooms whose reload failed (see `_fall_behind`)
         self._catching_up: asyncio.Task[None] | None = None
         self._recorded: set[str] = set()  # rooms this process is the latest owner of in the owner book
@@ -102,7 +98,7 @@ class SharedRooms(RoomListener):
         await self.coord.start()
         await self.coord.fanout.subscribe(LOBBY_CHANNEL, self._lobby_ping)
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._publish_loop(), name="shared-publisher"),
+        self._tasks = [loop.create_task(self.publisher.run(), name="shared-publisher"),
                        loop.create_task(self._reconcile_loop(), name="shared-presence"),
                        loop.create_task(self._orphan_loop(), name="shared-orphans")]
 
@@ -111,8 +107,7 @@ class SharedRooms(RoomListener):
         if not self._started:
             return
         self._started = False
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._outgoing.join(), 2.0)
+        await self.publisher.flush(2.0)
         catching_up = [self._catching_up] if self._catching_up is not None else []
         for task in (*self._tasks, *self._draining.values(), *self._spawned, *catching_up):
             task.cancel()
@@ -204,7 +199,7 @@ class SharedRooms(RoomListener):
         self.bots.closed(room)
         self.timers.closed(room)
         if released and not self._alone(room_id):
-            self._outgoing.put_nowait((room_id, {"released": self.process_id}, None))
+            self.publisher.send(room_id, {"released": self.process_id})
         log.info("room handed over", extra={"fields": {"room": room_id, "process": self.process_id}})
 
     async def _unfollow(self, room: LiveRoom) -> None:
@@ -221,7 +216,7 @@ class SharedRooms(RoomListener):
         self.coord.leases.unwant(room.room_id)
         self.remote.pop(room.room_id, None)
         self._lobby_lines.pop(room.room_id, None)
-        self._others_reached.pop(room.room_id, None)
+        self.publisher.forget(room.room_id)
         if self._started:
             self._spawn(self._forget(room))
 
@@ -240,7 +235,7 @@ class SharedRooms(RoomListener):
         # Tell a process that publishes nothing because nobody listened (`_unheard`) to publish again.
         # It answers with its version: what it committed before hearing this, and after the reload
         # below, is not missed.
-        self._outgoing.put_nowait((room.room_id, {"subscribed": self.process_id}, None))
+        self.publisher.send(room.room_id, {"subscribed": self.process_id})
         async with room.lock:
             await self._reload(room)  # on failure the room is caught up later (`_fall_behind`)
             await self._presence_from_store(room)
@@ -283,24 +278,21 @@ class SharedRooms(RoomListener):
             return
         if not change.stored and change.presence is None and not change.events:
             return  # a reload here, nothing of this process's to tell
-        seat_change: tuple[str, int] | None = None
+        seat_change: SeatChange | None = None
         if change.presence is not None:
             for kind in ("arrived", "departed"):
                 if kind in change.presence:
                     seat = change.presence[kind]
                     seat_change = (kind, SPECTATOR if seat is None else int(seat))
-        if self._alone(room.room_id):
-            if seat_change is not None:
-                self._outgoing.put_nowait((room.room_id, {}, seat_change))
-            return
         payload: JSON
-        if self._unheard(room.room_id):
-            # Nobody else follows the room, and a process that starts to will say so ("subscribed", see
-            # `_apply_received`): no PUBLISH (and no reading it back), only the presence to share.
+        if self._alone(room.room_id) or self._unheard(room.room_id):
+            # Nobody else follows the room (and a process that starts to will say so: "subscribed", see
+            # `_apply_received`): no PUBLISH, and none read back; only the presence to share.
             payload = {}
-        elif self._others_reached.get(room.room_id) == 0:
-            # Nobody else heard the last one (the usual case with room affinity): a note of the version
-            # only. A process that subscribed meanwhile finds no state in it and reloads from the store.
+        elif self.publisher.others_reached(room.room_id) == 0:
+            # Nobody else heard the last one, and this process does not follow the room's channel, so
+            # it would not hear a newcomer: a note of the version only. A process that subscribed
+            # meanwhile finds no state in it and reloads from the store.
             note = CommittedChange(room.room_id, change.version, presence=change.presence,
                                    stored=change.stored)
             payload = {"change": note.to_json()}
@@ -311,8 +303,8 @@ class SharedRooms(RoomListener):
         if change.presence is not None and payload:
             payload["here"] = self._here(room)
         if payload or seat_change is not None:
-            self._outgoing.put_nowait((room.room_id, payload, seat_change))
-        if change.stored:
+            self.publisher.send(room.room_id, payload, seat_change)
+        if change.stored and not isinstance(self.coord.fanout, MemoryFanout):
             line = facts.lobby_entry(room.table)
             if room.room_id not in self._lobby_lines or line != self._lobby_lines[room.room_id]:
                 self._lobby_lines[room.room_id] = line
@@ -321,12 +313,12 @@ class SharedRooms(RoomListener):
     def lobby_changed(self) -> None:
         """Tell every process that a lobby line changed (they push the lobby to their subscribers)."""
         if self._started and not isinstance(self.coord.fanout, MemoryFanout):
-            self._outgoing.put_nowait((LOBBY_CHANNEL, {"lobby": True}, None))
+            self.publisher.send(LOBBY_CHANNEL, {"lobby": True})
 
     def _unheard(self, room_id: str) -> bool:
         """Whether this process's last publication on the room reached no other process and none has
         said since that it follows the room (this process is subscribed, so it would have heard)."""
-        return (self._others_reached.get(room_id) == 0 and room_id in self.subscribed
+        return (self.publisher.others_reached(room_id) == 0 and room_id in self.subscribed
                 and room_id in self.coord.fanout.listeners)
 
     def _alone(self, room_id: str) -> bool:
@@ -338,64 +330,6 @@ class SharedRooms(RoomListener):
     def _here(room: LiveRoom) -> JSON:
         table = room.table
         return {"seats": sorted(facts.local_seats(table)), "spectators": table.presence.spectators}
-
-    async def _publish_loop(self) -> None:
-        """One sender, so that a room's changes leave in the order they were committed. What queued up
-        meanwhile goes out together: the changes between two presence updates in one pipeline."""
-        while True:
-            batch = [await self._outgoing.get()]
-            while not self._outgoing.empty():
-                batch.append(self._outgoing.get_nowait())
-            changes: list[tuple[str, JSON]] = []
-            try:
-                for room_id, payload, seat_change in batch:
-                    if seat_change is not None:
-                        await self._publish(changes)
-                        await self._share_presence(room_id, seat_change)
-                    if payload:
-                        changes.append((room_id, payload))
-                await self._publish(changes)
-            finally:
-                for _ in batch:
-                    self._outgoing.task_done()
-
-    async def _share_presence(self, room_id: str, seat_change: tuple[str, int]) -> None:
-        """Count a connection arrived or departed in the shared presence (once: the count here moves
-        before Redis is asked, and the presence heartbeat rewrites this process's entries)."""
-        kind, seat = seat_change
-        try:
-            if kind == "arrived":
-                await self.coord.presence.connect(room_id, seat)
-            else:
-                await self.coord.presence.disconnect(room_id, seat)
-        except Exception as problem:
-            log.warning("presence not shared", extra={"fields": {"room": room_id,
-                                                                 "error": type(problem).__name__}})
-
-    async def _publish(self, changes: list[tuple[str, JSON]]) -> None:
-        """Publish the changes gathered so far, in order, and forget them, trying again until Redis
-        takes them. A change dropped here would be lost for good to the processes whose subscriber
-        stayed connected (they have no reason to reload), and a player there would wait for a turn
-        nobody tells them of. Late or twice is harmless: a receiver skips what it has and reloads on
-        a gap."""
-        if not changes:
-            return
-        batch = changes.copy()
-        changes.clear()
-        delay = RETRY_FIRST_SECONDS
-        while True:
-            try:
-                reached = await self.coord.fanout.publish_many(batch)
-                listening = self.coord.fanout.listeners  # this process's own subscriber counts too
-                for (room_id, _), count in zip(batch, reached, strict=True):
-                    if room_id != LOBBY_CHANNEL:
-                        self._others_reached[room_id] = count - (room_id in listening)
-                return
-            except Exception as problem:
-                log.warning("publish failed, retrying", extra={"fields": {
-                    "rooms": sorted({room_id for room_id, _ in batch}), "error": type(problem).__name__}})
-            await asyncio.sleep(delay)
-            delay = min(RETRY_MAX_SECONDS, delay * 2)
 
     # ---------------------------------------------------------------- receiving
 
@@ -430,9 +364,9 @@ class SharedRooms(RoomListener):
             return
         if "subscribed" in data:
             # A newcomer: publish every change again, starting with a note of the version here now.
-            self._others_reached.pop(room_id, None)
+            self.publisher.forget(room_id)
             note = CommittedChange(room_id, room.version, stored=True)
-            self._outgoing.put_nowait((room_id, {"change": note.to_json(), "here": self._here(room)}, None))
+            self.publisher.send(room_id, {"change": note.to_json(), "here": self._here(room)})
             return
         change = CommittedChange.from_json(data["change"])
         async with room.lock:
@@ -527,7 +461,7 @@ class SharedRooms(RoomListener):
         """The subscriber was away (messages may be lost): catch every followed room up (in the
         background: the subscriber goes on reading meanwhile). A newcomer's "subscribed" may be among
         the lost messages: publish every room's next change again."""
-        self._others_reached.clear()
+        self.publisher.forget()
         for room_id in rooms:
             self._fall_behind(room_id)
 
@@ -576,7 +510,7 @@ class SharedRooms(RoomListener):
             here = self._here(room)
         if not self._alone(room_id):
             empty = CommittedChange(room_id, room.version, presence={}, stored=False)
-            self._outgoing.put_nowait((room_id, {"change": empty.to_json(), "here": here}, None))
+            self.publisher.send(room_id, {"change": empty.to_json(), "here": here})
         self.bots.kick(room)
         return True
 

@@ -1,9 +1,10 @@
 """Batches of Redis commands on a few connections held from the client's pool, without redis-py's
 `Pipeline` object.
 
-Every action of a table runs one such batch (its save script) and its change one more (the PUBLISH of
-the fan-out). Through `Pipeline`, each batch also paid for a connection taken from the blocking pool
-and given back (a lock, a health read on the socket), a retry wrapper and per-argument encoding in
+Every action of a table runs one such batch (its save script); the fan-out's PUBLISHes and the lease
+and presence passes run theirs. Through `Pipeline`, each batch also paid for a connection taken from
+the blocking pool and given back (a lock, a health read on the socket), a retry wrapper and
+per-argument encoding in
 Python: about 55 us of CPU per batch, as much as the round trip itself (docs/benchmarks.md). Here the
 commands are packed by hiredis (C) into one write, the replies read in order on a connection this
 object keeps checked out of the pool (the pool still owns it: closing the pool closes it).
