@@ -64,6 +64,9 @@ def assert_no_hidden_cards(messages: list[dict[str, Any]], record: dict[str, Any
     of frames checked."""
     hands = [hand.split() for hand in record["hands"]]
     plays = [action.split()[1] for _, action in record["actions"] if action.startswith("play ")]
+    # Each seat's face-down discard (petite misère): gone from its hand, never shown, never played.
+    discards = {int(by): action.split()[1] for by, action in record["actions"]
+                if action.startswith("discard ")}
     known: set[str] = set(hands[seat]) if seat is not None else set()
     if record.get("turn_up"):
         known.add(record["turn_up"])
@@ -80,7 +83,8 @@ def assert_no_hidden_cards(messages: list[dict[str, Any]], record: dict[str, Any
                     known.add(event["card"])
                 elif event["type"] == "exposed":
                     assert sorted(event["cards"]) == sorted(
-                        card for card in hands[event["seat"]] if card not in played
+                        card for card in hands[event["seat"]]
+                        if card not in played and card != discards.get(event["seat"])
                     ), "an exposed hand must be the declarer's remaining cards"
                     known.update(event["cards"])
                 elif event["type"] in ("end", "thrown_in"):
