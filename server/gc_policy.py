@@ -1,15 +1,18 @@
-"""When the cyclic garbage collector makes its full passes (the ones that scan every tracked object).
+"""When the cyclic garbage collector runs: on a schedule, not on CPython's allocation counts.
 
-CPython starts a full pass once the objects promoted to its oldest generation since the last one reach
-a quarter of those that survived it. A server's table states live a second or two between actions:
-long enough to be promoted, then freed by reference counting, not by the collector. At 1,000
-human-paced tables that rule fired every two seconds and each pass held the event loop for about
-350 ms (docs/operations.md, "Garbage collector"), so one action in a hundred waited for it.
+A server's table states live a second or two between actions: long enough to be found alive by the
+collector, then freed by reference counting, not by it. CPython's own rule scanned them again and
+again. Its full passes (every tracked object) fired every two seconds at 1,000 human-paced tables
+and held the event loop about 350 ms each. Its young passes, once the full ones were taken away, still
+scanned every state made since the last of them: at 1,000 tables a second-generation pass every second
+or two took 10-45 ms, the first-generation ones up to 25 ms, 5% of the process's CPU in all, and they
+freed about 40 objects a second (docs/benchmarks.md, "the collector's young passes"). Each such pause
+let the actions of the next 30-50 ms pile up behind it: the players' p99.
 
-Here the young generations keep their thresholds (they catch most cycles, cheaply); the full pass runs
-on a schedule (`--gc-full-interval`, default every 5 minutes) or sooner when the process's resident
-memory has grown by a quarter (and by 256 MiB at least) since the last full pass (cycles that only it
-frees, such as the objects of closed connections, must not pile up). Each full pass is timed in `/metrics`.
+So no pass runs by itself (`gc.disable()`); a full pass runs on a schedule (`--gc-full-interval`, default
+every 5 minutes) or sooner when the process's resident memory has grown by a quarter (and by 256 MiB
+at least) since the last one: cycles only the collector frees (the objects of closed connections, a
+traceback kept by a failed request) must not pile up. Each full pass is timed in `/metrics`.
 """
 
 from __future__ import annotations
@@ -24,9 +27,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
 DEFAULT_FULL_INTERVAL = 300.0
-# The oldest generation's threshold while the schedule runs the full passes (CPython's is 10; its largest
-# value, a C int, means "never by itself").
-NEVER = 2**31 - 1
 # A full pass comes early once the resident memory exceeds the size after the last one by this share,
 # and by at least MIN_GROWTH_BYTES (a server that grows while its tables open and play their first
 # deals holds live data, not garbage: it must not pause for it again and again).
@@ -56,10 +56,10 @@ def _collect_everything() -> int:
 
 
 class FullPasses:
-    """Runs the collector's full passes on a schedule instead of CPython's promotion rule.
+    """Runs the collector's passes on a schedule instead of CPython's allocation counts.
 
-    `install()` takes the full passes away from CPython (the young generations keep theirs),
-    `run_forever()` makes them, `uninstall()` gives them back. The clock, the memory reading and the
+    `install()` stops CPython from starting any pass by itself, `run_forever()` makes the full passes,
+    `uninstall()` gives the collector back to CPython. The clock, the memory reading and the
     collection itself are parameters, so the decisions can be tested without waiting.
     """
 
@@ -80,20 +80,20 @@ class FullPasses:
         self.passes = 0
         self._last = clock()
         self._baseline = resident()
-        self._thresholds: tuple[int, int, int] | None = None
+        self._was_enabled: bool | None = None  # set while installed
 
     def install(self) -> None:
-        """Stop CPython from starting full passes by itself (kept: the young generations' thresholds)."""
-        if self._thresholds is None:
-            self._thresholds = gc.get_threshold()
-            young, middle, _ = self._thresholds
-            gc.set_threshold(young, middle, NEVER)
+        """Stop CPython from starting passes by itself (young and full alike)."""
+        if self._was_enabled is None:
+            self._was_enabled = gc.isenabled()
+            gc.disable()
 
     def uninstall(self) -> None:
-        """Give the full passes back to CPython."""
-        if self._thresholds is not None:
-            gc.set_threshold(*self._thresholds)
-            self._thresholds = None
+        """Give the collector back to CPython (as it was before `install`)."""
+        if self._was_enabled is not None:
+            if self._was_enabled:
+                gc.enable()
+            self._was_enabled = None
 
     def due(self) -> str | None:
         """Why a full pass should run now ("schedule", "memory"), or None."""
@@ -126,7 +126,7 @@ class FullPasses:
 @contextlib.asynccontextmanager
 async def scheduled_full_passes(interval: float,
                                 observer: FullPassObserver | None = None) -> AsyncIterator[FullPasses | None]:
-    """The full passes on a schedule while the block runs (`interval` 0: CPython's own rule)."""
+    """The collector on the schedule while the block runs (`interval` 0: CPython's own rule)."""
     if interval <= 0:
         yield None
         return
