@@ -26,7 +26,7 @@ from redis.asyncio import Redis
 
 from ..store.keys import Keys
 from .periodic import Periodic
-from .scripts import PipelinedScript, batches
+from .scripts import PipelinedScript, batches, pause_between
 
 LeaseCallback = Callable[[str], Awaitable[None] | None]
 
@@ -243,8 +243,9 @@ class RedisLeases(Leases):
     async def _per_room(self, script: PipelinedScript, rooms: list[str]) -> dict[str, bool]:
         """Run a per-key script over the rooms' owner keys, a batch a call; room -> its answer."""
         sliced = batches(rooms)
-        results = await script.run_many([([self.keys.room_owner(room) for room in batch],
-                                           [self.process_id, self._ttl_ms]) for batch in sliced])
+        calls = (([self.keys.room_owner(room) for room in batch], [self.process_id, self._ttl_ms])
+                 for batch in sliced)
+        results = await script.run_spread(calls, pause_between(len(sliced), self.interval))
         return {room: bool(answer) for batch, answers in zip(sliced, results, strict=True)
                 for room, answer in zip(batch, answers, strict=True)}
 

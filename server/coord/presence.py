@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from redis.asyncio import Redis
 
 from ..store.keys import Keys
 from .periodic import Periodic
-from .scripts import PipelinedScript, batches
+from .scripts import Call, PipelinedScript, batches, pause_between
 
 SPECTATOR = -1
 DEFAULT_TTL = 6.0
@@ -159,14 +160,17 @@ class RedisPresence(Presence):
         return parse_members(list(members))
 
     async def _mark_many(self, rooms: dict[str, list[int]]) -> None:
-        calls = []
-        for batch in batches(list(rooms.items())):
-            args: list[Any] = [self._ttl_ms]
-            for _, seats in batch:
-                args.append(len(seats))
-                args.extend(member(seat, self.process_id) for seat in seats)
-            calls.append(([self.keys.room_presence(room) for room, _ in batch], args))
-        await self._mark_many_script.run_many(calls)
+        sliced = batches(list(rooms.items()))
+
+        def calls() -> Iterator[Call]:
+            for batch in sliced:
+                args: list[Any] = [self._ttl_ms]
+                for _, seats in batch:
+                    args.append(len(seats))
+                    args.extend(member(seat, self.process_id) for seat in seats)
+                yield [self.keys.room_presence(room) for room, _ in batch], args
+
+        await self._mark_many_script.run_spread(calls(), pause_between(len(sliced), self.interval))
 
     async def _unmark(self, room_id: str, seat: int) -> None:
         await self.redis.zrem(self.keys.room_presence(room_id), member(seat, self.process_id))

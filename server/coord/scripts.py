@@ -9,8 +9,9 @@ FLUSH`), the calls answered `NOSCRIPT` ran nothing, so the script is loaded and 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from redis.asyncio import Redis
@@ -22,14 +23,27 @@ Call = tuple[Sequence[str], Sequence[Any]]  # (keys, args) of one run of the scr
 Item = TypeVar("Item")
 
 # Rooms per call of a multi-key pass script (lease renewals and claims, presence marks): one command for
-# hundreds of rooms, not one each (at 1,000 rooms the per-room commands were most of a process's
-# background work). On Redis Cluster the keys of one call must share a hash slot: docs/scaling.md.
-BATCH = 500
+# many rooms, not one each (at 1,000 rooms the per-room commands were most of a process's background
+# work), and few enough that one call holds Redis well under a millisecond: every save waits behind it
+# (500 rooms a call held it 4-12 ms per presence call at 1,000 tables, and the saves queued meanwhile
+# came back at once, a 30-50 ms burst of pushes every second). On Redis Cluster the keys of one call
+# must share a hash slot: docs/scaling.md.
+BATCH = 50
+# A pass's calls are spread over at most this share of its interval, at most MAX_PAUSE apart.
+SPREAD = 1 / 3
+MAX_PAUSE = 0.01
 
 
 def batches(items: Sequence[Item], size: int = BATCH) -> list[Sequence[Item]]:
     """`items` in consecutive slices of at most `size` (one script call each)."""
     return [items[start:start + size] for start in range(0, len(items), size)]
+
+
+def pause_between(calls: int, interval: float) -> float:
+    """Seconds between the calls of one pass of `calls` calls every `interval` seconds."""
+    if calls <= 1:
+        return 0.0
+    return min(MAX_PAUSE, interval * SPREAD / (calls - 1))
 
 
 class PipelinedScript:
@@ -53,6 +67,17 @@ class PipelinedScript:
         for result in results:
             if isinstance(result, Exception):
                 raise result
+        return results
+
+    async def run_spread(self, calls: Iterable[Call], pause: float) -> list[Any]:
+        """`run_many`, one call at a time, `pause` seconds apart (a background pass: neither Redis nor
+        this process's loop is held for the whole pass at once). `calls` may be lazy: each is built
+        just before it is sent."""
+        results: list[Any] = []
+        for number, call in enumerate(calls):
+            if number and pause > 0:
+                await asyncio.sleep(pause)
+            results.extend(await self.run_many([call]))
         return results
 
     async def _pipeline(self, calls: Sequence[Call]) -> list[Any]:
