@@ -596,7 +596,10 @@ def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"runs": len(runs)}
         for key, value in runs[0].items():
             if isinstance(value, int | float):
-                row[key] = round(statistics.median(r[key] for r in runs if r[key] is not None), 3)
+                middle = statistics.median(r[key] for r in runs if r[key] is not None)
+                # Counts stay counts (the median of two is a float): "300 tables", not "300.0".
+                whole = isinstance(value, int) and float(middle).is_integer()
+                row[key] = int(middle) if whole else round(middle, 3)
             else:
                 row[key] = value
         row["p99_each_run"] = ", ".join(str(r["p99_all_ms"]) for r in runs)

@@ -27,3 +27,13 @@ def test_the_generator_plays_its_tables_through_the_balancer_and_measures_the_fl
     assert result["tables_not_opened"] == 0 and result["errors"] == 0, result
     assert result["actions"] > 0 and result["unfinished"] == 0, result
     assert result["floor_samples"] > 0, result
+
+
+def test_the_medians_of_two_runs_keep_counts_whole() -> None:
+    runs = [{"tables": 300, "server_processes": 2, "placement": "spread", "actions": 4000, "p99_all_ms": 3.0},
+            {"tables": 300, "server_processes": 2, "placement": "spread", "actions": 4001, "p99_all_ms": 4.0}]
+    (row,) = load_human.medians(runs)
+    assert (row["tables"], row["server_processes"]) == (300, 2)
+    assert isinstance(row["tables"], int) and isinstance(row["server_processes"], int)
+    assert row["actions"] == 4000.5 and row["p99_all_ms"] == 3.5
+    assert row["p99_each_run"] == "3.0, 4.0"
