@@ -436,7 +436,9 @@ NOTES = [
 def write_section(path: Path, section: str, title: str = "## Load (server)") -> None:
     """Replace (or add) the section called `title`, leaving the other sections alone."""
     text = path.read_text() if path.exists() else "# Benchmarks\n"
-    start = text.find(title)
+    # The heading line itself: "## Load (human-paced)" must not match "## Load (human-paced): ...".
+    start = text.find("\n" + title + "\n")
+    start = start + 1 if start != -1 else -1
     if start == -1:
         text = text.rstrip("\n") + "\n\n" + section
     else:
