@@ -37,3 +37,19 @@ def test_the_medians_of_two_runs_keep_counts_whole() -> None:
     assert isinstance(row["tables"], int) and isinstance(row["server_processes"], int)
     assert row["actions"] == 4000.5 and row["p99_all_ms"] == 3.5
     assert row["p99_each_run"] == "3.0, 4.0"
+
+
+def test_writing_a_section_replaces_the_heading_named_and_not_one_it_begins() -> None:
+    import tempfile
+
+    from load import write_section
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "benchmarks.md"
+        path.write_text("# Benchmarks\n\n## Load (human-paced): a dated note\n\nkept\n\n"
+                        "## Load (human-paced)\n\nold figures\n\n## Leak proof\n\nkept too\n")
+        write_section(path, "## Load (human-paced)\n\nnew figures\n", "## Load (human-paced)")
+        text = path.read_text()
+    assert "## Load (human-paced): a dated note\n\nkept\n" in text
+    assert "new figures" in text and "old figures" not in text
+    assert text.endswith("## Leak proof\n\nkept too\n")
