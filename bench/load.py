@@ -437,11 +437,11 @@ def write_section(path: Path, section: str, title: str = "## Load (server)") -> 
     """Replace (or add) the section called `title`, leaving the other sections alone."""
     text = path.read_text() if path.exists() else "# Benchmarks\n"
     # The heading line itself: "## Load (human-paced)" must not match "## Load (human-paced): ...".
-    start = text.find("\n" + title + "\n")
-    start = start + 1 if start != -1 else -1
-    if start == -1:
+    heading = text.find("\n" + title + "\n")
+    if heading == -1:
         text = text.rstrip("\n") + "\n\n" + section
     else:
+        start = heading + 1
         end = text.find("\n## ", start + 1)
         text = text[:start] + section + ("\n" + text[end + 1:] if end != -1 else "")
     path.write_text(text)

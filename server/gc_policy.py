@@ -11,8 +11,8 @@ let the actions of the next 30-50 ms pile up behind it: the players' p99.
 
 So no pass runs by itself (`gc.disable()`); a full pass runs on a schedule (`--gc-full-interval`, default
 every 5 minutes) or sooner when the process's resident memory has grown by a quarter (and by 256 MiB
-at least) since the last one: cycles only the collector frees (the objects of closed connections, a
-traceback kept by a failed request) must not pile up. Each full pass is timed in `/metrics`.
+at least) since the last one: cycles only the collector frees (the objects of closed connections)
+must not pile up. Each full pass is timed in `/metrics`.
 """
 
 from __future__ import annotations
