@@ -270,6 +270,13 @@ class SeatInfo(_Message):
     ready: bool
 
 
+class ClockInfo(_Message):
+    """Whose turn clock runs and when it runs out (Unix seconds)."""
+
+    seat: int
+    deadline: float
+
+
 class RoomInfo(_Message):
     """The public facts of a room."""
 
@@ -281,6 +288,8 @@ class RoomInfo(_Message):
     bot: str
     session: SessionLength
     grace_seconds: float
+    turn_seconds: float = 0.0  # the turn clock of the room; 0: none
+    clock: ClockInfo | None = None  # while a human's clock runs
     status: Literal["waiting", "playing", "between_deals", "over"]
     host_seat: int | None
     seats: list[SeatInfo]

@@ -9,7 +9,7 @@ from dataclasses import replace
 from ..bots import BotError, get_bot
 from ..rules import IllegalAction, MalformedAction, RulesError, Session
 from ..rules.deal import Deal
-from . import errors
+from . import clock, errors
 from .facts import connected, current_deal_index, over, seat_of
 from .outcome import Outcome
 from .seating import check_host
@@ -46,8 +46,9 @@ def acting_seat(table: Table, participant: str | None, claimed: int | None) -> i
     return seat
 
 
-def act(table: Table, seat: int, action: str) -> Outcome:
-    """An action for `seat`: the one path every action takes, a human's or a bot's."""
+def act(table: Table, seat: int, action: str, *, by_bot: bool = False) -> Outcome:
+    """An action for `seat`: the one path every action takes, a human's or a bot's (`by_bot`: the
+    turn clock counts a player's own action differently from the bot's)."""
     session = playing_session(table)
     deal = session.deal
     if deal.finished:
@@ -68,6 +69,7 @@ def act(table: Table, seat: int, action: str) -> Outcome:
     entries = [{"t": "act", "deal": deal_number, "seat": seat, "action": canonical}]
     finished = forked.deal.finished
     new = replace(table, session=forked, ready=frozenset() if finished else table.ready)
+    new = clock.acted(new, seat, by_bot)
     if finished and forked.over:
         entries.append({"t": "session_over", "balances": list(forked.balances)})
     return Outcome(new, {"action": canonical, "seat": seat}, events, entries)

@@ -49,6 +49,17 @@ class Options:
     deals: int | None
     target: int | None
     grace_seconds: float
+    turn_seconds: float = 0.0  # the turn clock (server/table/clock.py); 0: no clock
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """A human's turn clock: whose, when it runs out (Unix seconds, the same on every process), and
+    the turn it is for (see `clock.turn_key`)."""
+
+    seat: int
+    deadline: float
+    turn: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +110,10 @@ class Table:
     secret: str | None = None  # the session secret to start with (daily rooms), until the start
     hints: tuple[Hint, ...] = ()
     session: Session | None = None
+    clock: TurnClock | None = None
+    clock_misses: Mapping[int, int] = field(default_factory=dict)  # turn-clock expiries in a row, per seat
+    clock_takeover: frozenset[int] = frozenset()  # seats the bot plays after too many expiries
+    clock_once: frozenset[int] = frozenset()  # seats whose clock ran out: the bot plays one action
     presence: Presence = field(default_factory=Presence)
     version: int = 0
 
@@ -143,6 +158,7 @@ def to_stored(table: Table) -> JSON:
         "bot": table.options.bot,
         "session_length": {"deals": table.options.deals, "target": table.options.target},
         "grace_seconds": table.options.grace_seconds,
+        "turn_seconds": table.options.turn_seconds,
         "created_at": table.created_at,
         "host": table.host,
         "seats": [_seat_json(seat) for seat in table.seats],
@@ -151,6 +167,13 @@ def to_stored(table: Table) -> JSON:
         "session": table.session.config() if table.session is not None else None,
         "hints": [[hint.deal, hint.seat, hint.action_index] for hint in table.hints],
     }
+    if table.clock is not None:
+        clock = table.clock
+        state["clock"] = {"seat": clock.seat, "deadline": clock.deadline, "turn": list(clock.turn)}
+    if table.clock_misses or table.clock_takeover or table.clock_once:
+        state["clock_misses"] = sorted([seat, n] for seat, n in table.clock_misses.items())
+        state["clock_takeover"] = sorted(table.clock_takeover)
+        state["clock_once"] = sorted(table.clock_once)
     if table.daily is not None:
         state["daily"] = {"day": table.daily.day, "player": table.daily.player,
                           "practice": table.daily.practice}
@@ -166,7 +189,9 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         name=str(state["name"]), ruleset=str(state["ruleset"]), house_rules=dict(state["house_rules"]),
         listed=bool(state["listed"]), bot=str(state["bot"]), deals=length.get("deals"),
         target=length.get("target"), grace_seconds=float(state["grace_seconds"]),
+        turn_seconds=float(state.get("turn_seconds", 0.0)),
     )
+    clock = state.get("clock")
     seats = [_seat_from(seat) for seat in state["seats"]]
     daily = state.get("daily")
     session = session_from_log(log) if state.get("session") is not None else None
@@ -178,7 +203,16 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         secret=state.get("session_secret"),
         hints=tuple(Hint(int(d), int(s), int(i)) for d, s, i in state.get("hints", [])),
         session=session, version=version,
+        clock=_clock_from(clock) if clock else None,
+        clock_misses={int(seat): int(n) for seat, n in state.get("clock_misses", [])},
+        clock_takeover=frozenset(int(seat) for seat in state.get("clock_takeover", [])),
+        clock_once=frozenset(int(seat) for seat in state.get("clock_once", [])),
     )
+
+
+def _clock_from(data: Mapping[str, Any]) -> TurnClock:
+    deal, actions = data["turn"]
+    return TurnClock(int(data["seat"]), float(data["deadline"]), (int(deal), int(actions)))
 
 
 def advance(table: Table, state: Mapping[str, Any], version: int, entries: Iterable[Mapping[str, Any]]
