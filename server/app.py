@@ -66,7 +66,8 @@ ERROR_CODES: dict[type[TableError], str] = {
     errors.NotSeated: "not_seated", errors.NotYourTurn: "not_your_turn",
     errors.IllegalAction: "illegal_action", errors.MalformedAction: "malformed_action",
     errors.DealInProgress: "deal_in_progress", errors.HintsOff: "hints_off", errors.Conflict: "conflict",
-    errors.StoreUnavailable: "store_unavailable",
+    errors.StoreUnavailable: "store_unavailable", errors.MalformedChat: "malformed_chat",
+    errors.ChatEmpty: "chat_empty", errors.ChatTooLong: "chat_too_long", errors.ChatMuted: "chat_muted",
 }
 
 

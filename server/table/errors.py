@@ -108,6 +108,22 @@ class HintsOff(TableError):
     """This room gives no hints (a daily challenge)."""
 
 
+class MalformedChat(TableError):
+    """A chat request with neither or both of `text` and `phrase`, or an unknown phrase."""
+
+
+class ChatEmpty(TableError):
+    """A chat line with no text left once trimmed."""
+
+
+class ChatTooLong(TableError):
+    """A chat line longer than the limit."""
+
+
+class ChatMuted(TableError):
+    """The host muted this seat's chat."""
+
+
 class Conflict(TableError):
     """The stored room changed under the command (another writer won); nothing was applied."""
 

@@ -114,6 +114,7 @@ class Table:
     clock_misses: Mapping[int, int] = field(default_factory=dict)  # turn-clock expiries in a row, per seat
     clock_takeover: frozenset[int] = frozenset()  # seats the bot plays after too many expiries
     clock_once: frozenset[int] = frozenset()  # seats whose clock ran out: the bot plays one action
+    chat_muted: frozenset[int] = frozenset()  # seats the host muted in the table chat, for everyone
     presence: Presence = field(default_factory=Presence)
     version: int = 0
 
@@ -174,6 +175,8 @@ def to_stored(table: Table) -> JSON:
         state["clock_misses"] = sorted([seat, n] for seat, n in table.clock_misses.items())
         state["clock_takeover"] = sorted(table.clock_takeover)
         state["clock_once"] = sorted(table.clock_once)
+    if table.chat_muted:
+        state["chat_muted"] = sorted(table.chat_muted)
     if table.daily is not None:
         state["daily"] = {"day": table.daily.day, "player": table.daily.player,
                           "practice": table.daily.practice}
@@ -207,6 +210,7 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         clock_misses={int(seat): int(n) for seat, n in state.get("clock_misses", [])},
         clock_takeover=frozenset(int(seat) for seat in state.get("clock_takeover", [])),
         clock_once=frozenset(int(seat) for seat in state.get("clock_once", [])),
+        chat_muted=frozenset(int(seat) for seat in state.get("chat_muted", [])),
     )
 
 
