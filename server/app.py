@@ -67,7 +67,8 @@ ERROR_CODES: dict[type[TableError], str] = {
     errors.IllegalAction: "illegal_action", errors.MalformedAction: "malformed_action",
     errors.DealInProgress: "deal_in_progress", errors.HintsOff: "hints_off", errors.Conflict: "conflict",
     errors.StoreUnavailable: "store_unavailable", errors.MalformedChat: "malformed_chat",
-    errors.ChatEmpty: "chat_empty", errors.ChatTooLong: "chat_too_long", errors.ChatMuted: "chat_muted",
+    errors.SessionNotOver: "session_not_over", errors.ChatEmpty: "chat_empty",
+    errors.ChatTooLong: "chat_too_long", errors.ChatMuted: "chat_muted",
 }
 
 

@@ -100,6 +100,10 @@ class MalformedAction(TableError):
     """Not an action of the deal-record vocabulary."""
 
 
+class SessionNotOver(TableError):
+    """"Play again" before the session is over."""
+
+
 class DealInProgress(TableError):
     """The deal is still being played."""
 

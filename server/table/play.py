@@ -13,7 +13,7 @@ from . import clock, errors
 from .facts import connected, current_deal_index, over, seat_of
 from .outcome import Outcome
 from .seating import check_host
-from .state import SEATS, Hint, Table, fork_session
+from .state import JSON, SEATS, Hint, Table, deal_records, fork_session
 
 BOT_BUDGET_MS = 20.0
 HINT_BOT = "heuristic"
@@ -109,6 +109,40 @@ def end(table: Table, participant: str | None) -> Outcome:
     balances = list(session.balances)
     return Outcome(replace(table, ended=True), {"balances": balances},
                    [{"type": "game_ended", "balances": balances}], [{"t": "ended", "balances": balances}])
+
+
+def play_again(table: Table, participant: str | None, secret: str) -> Outcome:
+    """A seated player asks for a new session at the same table ("Play again"): same seats, same
+    options, bots stay. It starts (with the session secret `secret`) once every connected seated
+    human has asked; until then the answer says who is still awaited."""
+    seat = seat_of(table, participant)
+    if seat is None:
+        raise errors.NotSeated("only a seated player can ask to play again")
+    if not over(table):
+        raise errors.SessionNotOver("the session is still being played")
+    if table.daily is not None:
+        raise errors.DailyRoom("a daily challenge is played once: start another from the lobby")
+    agreed = table.play_again | {seat}
+    humans = [s for s in SEATS if table.seats[s].kind == "human" and (connected(table, s) or s == seat)]
+    waiting = [s for s in humans if s not in agreed]
+    asked: JSON = {"type": "play_again", "seat": seat, "waiting_for": waiting}
+    if waiting:
+        return Outcome(replace(table, play_again=agreed), {"started": False, "waiting_for": waiting},
+                       [asked], [{"t": "play_again", "seat": seat}])
+    assert table.session is not None
+    options = table.options
+    session = Session(options.ruleset, secret, options.house_rules, deals=options.deals,
+                      target=options.target)
+    past = (*table.past_records, *deal_records(table.session, table.hints))
+    new = replace(table, session=session, ended=False, ready=frozenset(), hints=(), play_again=frozenset(),
+                  clock=None, clock_misses={}, clock_takeover=frozenset(), clock_once=frozenset(),
+                  past_records=past)
+    seats = [{"kind": s.kind, "name": s.name, "participant": None, "bot": s.bot} for s in new.seats]
+    events = [asked, {"type": "session_started"},
+              {"type": "deal_started", "deal_number": 0, "dealer": session.deal.dealer}]
+    return Outcome(new, {"started": True, "waiting_for": []}, events,
+                   [{"t": "play_again", "seat": seat},
+                    {"t": "started", "config": session.config(), "seats": seats}])
 
 
 def hint(table: Table, participant: str | None) -> Outcome:

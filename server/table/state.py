@@ -115,6 +115,8 @@ class Table:
     clock_takeover: frozenset[int] = frozenset()  # seats the bot plays after too many expiries
     clock_once: frozenset[int] = frozenset()  # seats whose clock ran out: the bot plays one action
     chat_muted: frozenset[int] = frozenset()  # seats the host muted in the table chat, for everyone
+    play_again: frozenset[int] = frozenset()  # seats whose player asked for a new session ("Play again")
+    past_records: tuple[JSON, ...] = ()  # earlier sessions' deal records (from the log, never stored)
     presence: Presence = field(default_factory=Presence)
     version: int = 0
 
@@ -177,6 +179,8 @@ def to_stored(table: Table) -> JSON:
         state["clock_once"] = sorted(table.clock_once)
     if table.chat_muted:
         state["chat_muted"] = sorted(table.chat_muted)
+    if table.play_again:
+        state["play_again"] = sorted(table.play_again)
     if table.daily is not None:
         state["daily"] = {"day": table.daily.day, "player": table.daily.player,
                           "practice": table.daily.practice}
@@ -197,7 +201,7 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
     clock = state.get("clock")
     seats = [_seat_from(seat) for seat in state["seats"]]
     daily = state.get("daily")
-    session = session_from_log(log) if state.get("session") is not None else None
+    session, past = _sessions_from_log(log) if state.get("session") is not None else (None, ())
     return Table(
         room_id=str(state["room_id"]), options=options, created_at=float(state["created_at"]),
         host=state.get("host"), seats=(seats[0], seats[1], seats[2], seats[3]),
@@ -211,6 +215,8 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         clock_takeover=frozenset(int(seat) for seat in state.get("clock_takeover", [])),
         clock_once=frozenset(int(seat) for seat in state.get("clock_once", [])),
         chat_muted=frozenset(int(seat) for seat in state.get("chat_muted", [])),
+        play_again=frozenset(int(seat) for seat in state.get("play_again", [])),
+        past_records=past,
     )
 
 
@@ -226,13 +232,16 @@ def advance(table: Table, state: Mapping[str, Any], version: int, entries: Itera
     actions alone (a fork: the given table never changes), not by replaying the whole log."""
     listed = list(entries)
     session = table.session
+    past = table.past_records
     if any(entry.get("t") == "started" for entry in listed) or session is None:
+        if session is not None:  # "Play again": the session that was here is over
+            past = (*past, *deal_records(session, table.hints))
         session = session_from_log(listed) if state.get("session") is not None else None
     elif any(entry.get("t") in ("act", "next_deal") for entry in listed):
         session = fork_session(session)
         _replay(session, listed)
     new = from_stored({**state, "session": None}, version, ())
-    return replace(new, session=session, presence=table.presence)
+    return replace(new, session=session, presence=table.presence, past_records=past)
 
 
 def _replay(session: Session, entries: Iterable[Mapping[str, Any]]) -> None:
@@ -245,15 +254,27 @@ def _replay(session: Session, entries: Iterable[Mapping[str, Any]]) -> None:
 
 
 def session_from_log(entries: Iterable[Mapping[str, Any]]) -> Session | None:
-    """The session as the room's event log leaves it: its settings, then every logged action replayed."""
+    """The session as the room's event log leaves it: its settings, then every logged action replayed
+    (the last session, when the table played again)."""
+    return _sessions_from_log(entries)[0]
+
+
+def _sessions_from_log(entries: Iterable[Mapping[str, Any]]) -> tuple[Session | None, tuple[JSON, ...]]:
+    """The last session of the log, and the deal records of every earlier one (hints marked)."""
     session: Session | None = None
+    hints: list[Hint] = []
+    past: list[JSON] = []
     for entry in entries:
         kind = entry.get("t")
         if kind == "started":
-            session = Session.from_config(entry["config"])
+            if session is not None:
+                past.extend(deal_records(session, hints))
+            session, hints = Session.from_config(entry["config"]), []
+        elif kind == "hint":
+            hints.append(Hint(int(entry["deal"]), int(entry["seat"]), int(entry["action_index"])))
         elif session is not None:
             _replay(session, (entry,))
-    return session
+    return session, tuple(past)
 
 
 def deal_records(session: Session | None, hints: Iterable[Hint]) -> list[JSON]:
@@ -273,8 +294,11 @@ def deal_records(session: Session | None, hints: Iterable[Hint]) -> list[JSON]:
 
 
 def records_from_log(entries: Iterable[Mapping[str, Any]]) -> list[JSON]:
-    """Every finished deal of a room's event log, as deal records (replaying the logged actions)."""
+    """Every finished deal of a room's event log, as deal records (replaying the logged actions),
+    every session's when the table played again."""
     listed = list(entries)
+    session, past = _sessions_from_log(listed)
+    last_start = max((i for i, entry in enumerate(listed) if entry.get("t") == "started"), default=0)
     hints = [Hint(int(entry["deal"]), int(entry["seat"]), int(entry["action_index"]))
-             for entry in listed if entry.get("t") == "hint"]
-    return deal_records(session_from_log(listed), hints)
+             for entry in listed[last_start:] if entry.get("t") == "hint"]
+    return [*past, *deal_records(session, hints)]
