@@ -217,6 +217,22 @@ class Solver:
             return gained + self._search(list(hands), winner, [], alpha - gained, beta - gained)
         return self._search(list(hands), leader, list(played), alpha, beta)
 
+    def best_move(self, hands: Sequence[int], leader: int, played: Sequence[int] = ()) -> tuple[int, int]:
+        """The value of the position and a card bit of the seat to play that reaches it (the first such
+        in the search order), the trick not yet complete."""
+        seat = (leader + len(played)) % 4
+        best, best_seat = self._best_so_far(leader, played)
+        choice: tuple[int, int] | None = None
+        for bit in self._ordered(hands, seat, list(played), best, best_seat):
+            after = list(hands)
+            after[seat] ^= 1 << bit
+            child = self.value(after, leader, [*played, bit])
+            if choice is None or (child > choice[0] if self.maximizes[seat] else child < choice[0]):
+                choice = (child, bit)
+        if choice is None:
+            raise ValueError("the seat to play holds no card")
+        return choice
+
     def _winner(self, leader: int, played: Sequence[int]) -> int:
         best, best_seat = played[0], leader
         for offset, bit in enumerate(played[1:], start=1):

@@ -1,0 +1,94 @@
+"""The exact trick-phase solver to use: the compiled one (`_solver.c`) when it imports, else solver.py's.
+
+Both answer the same questions with the same arguments (solver.py describes them): `value` (side A's
+tricks from the position under best play), `best_move` (that value and a card of the seat to play that
+reaches it) and `exactly_one` (piccolo), each raising `NodeLimitError` past the solver's node limit (a
+count, never a clock). The compiled one visits fewer positions for the same answer (relative-rank
+transposition keys, null-window search, quick-trick bounds), so node counts differ between the two.
+
+`IMPLEMENTATION` says which is in use: "c", or "python" where the extension was not built (no C compiler
+at install time) or when the environment variable `WHIST_PURE_SOLVER=1` asks for the reference solver.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from types import ModuleType
+
+from .solver import SUIT_INDEX, NodeLimitError
+from .solver import Solver as PythonSolver
+
+
+def _load_compiled() -> ModuleType | None:
+    if os.environ.get("WHIST_PURE_SOLVER") == "1":
+        return None
+    try:
+        from . import _solver
+    except ImportError:
+        return None
+    return _solver
+
+
+_compiled = _load_compiled()
+
+#: "c" when the compiled solver is in use, "python" otherwise.
+IMPLEMENTATION = "c" if _compiled is not None else "python"
+
+
+def _seat_mask(seats: Sequence[bool]) -> int:
+    return sum(1 << seat for seat, flag in enumerate(seats) if flag)
+
+
+class CompiledSolver:
+    """The compiled solver behind solver.py's interface. Reuse one across questions on the same deal and
+    goal: its transposition table stays valid."""
+
+    def __init__(self, trump: str | None, side_a: Sequence[bool], maximizes: Sequence[bool],
+                 node_limit: int = 1_000_000) -> None:
+        if _compiled is None:
+            raise RuntimeError("the compiled solver is not available")
+        self.trump = SUIT_INDEX[trump] if trump is not None else -1
+        self.side_a = tuple(bool(x) for x in side_a)
+        self.maximizes = tuple(bool(x) for x in maximizes)
+        self.node_limit = node_limit
+        self._solver = _compiled.Solver(self.trump, _seat_mask(self.side_a), _seat_mask(self.maximizes),
+                                        node_limit)
+
+    @property
+    def nodes(self) -> int:
+        """Search nodes so far, over every question asked of this solver."""
+        return int(self._solver.nodes)
+
+    def _limit(self) -> NodeLimitError:
+        return NodeLimitError(f"more than {self.node_limit} nodes")
+
+    def value(self, hands: Sequence[int], leader: int, played: Sequence[int] = (),
+              alpha: int = -1, beta: int = 99) -> int:
+        """Tricks side A takes from here (the current trick included) under best play by both sides;
+        with a narrower window than (-1, 99), a fail-soft bound as solver.py's."""
+        result = self._solver.value(hands, leader, played, alpha, beta)
+        if result is None:
+            raise self._limit()
+        return result
+
+    def best_move(self, hands: Sequence[int], leader: int, played: Sequence[int] = ()) -> tuple[int, int]:
+        """The value and a card bit of the seat to play that reaches it."""
+        result = self._solver.best_move(hands, leader, played)
+        if result is None:
+            raise self._limit()
+        return result
+
+    def exactly_one(self, hands: Sequence[int], leader: int, played: Sequence[int] = (),
+                    taken: int = 0) -> bool:
+        """Whether side A (the piccolo declarer, `taken` tricks so far) ends with exactly one trick."""
+        result = self._solver.exactly_one(hands, leader, played, taken)
+        if result is None:
+            raise self._limit()
+        return result
+
+
+#: The solver class in use (the compiled one, or the pure-Python reference).
+Solver: type[CompiledSolver] | type[PythonSolver] = CompiledSolver if _compiled is not None else PythonSolver
+
+__all__ = ["IMPLEMENTATION", "CompiledSolver", "NodeLimitError", "PythonSolver", "Solver"]
