@@ -32,12 +32,6 @@ typedef uint64_t u64;
 #define TABLE_START_BITS 12
 #define TABLE_MAX_BITS 21
 #define PROBES 8
-#ifndef NO_QUICK
-#define NO_QUICK 0
-#endif
-#ifndef NO_TABLE
-#define NO_TABLE 0
-#endif
 
 static const u64 SUIT_MASK[4] = {0x1FFFULL, 0x1FFFULL << 13, 0x1FFFULL << 26, 0x1FFFULL << 39};
 
@@ -452,16 +446,16 @@ static int search_lead(SolverObject *s, int alpha, int beta) {
     u64 k1, k2;
     position_key(s, (unsigned)s->leader, &k1, &k2);
     int low = 0, high = remaining, first = -1;
-    Entry *e = NO_TABLE ? NULL : table_find(s, k1, k2);
+    Entry *e = table_find(s, k1, k2);
     if (e) {
         low = e->low;
         high = e->high;
         first = lead_from_code(s, e->move);
-        if (low >= beta || low == high) return low;
-        if (high <= alpha) return high;
     }
+    if (low >= beta || low == high) return low;
+    if (high <= alpha) return high;
     int code = e ? e->move : -1;
-    if (!NO_QUICK && wants_a(s, s->leader) == in_a(s, s->leader)) {
+    if (wants_a(s, s->leader) == in_a(s, s->leader)) {
         int sure = quick_tricks(s);
         if (in_a(s, s->leader) && sure > low) {
             low = sure;
@@ -472,6 +466,30 @@ static int search_lead(SolverObject *s, int alpha, int beta) {
         } else if (!in_a(s, s->leader) && remaining - sure < high) {
             high = remaining - sure;
             if (high <= alpha || low == high) {
+                table_store(s, k1, k2, low, high, code);
+                return high;
+            }
+        }
+    }
+    if (s->trump >= 0) {
+        /* The top trumps in one hand each win a trick whatever anyone wants. */
+        u64 trumps = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & SUIT_MASK[s->trump];
+        if (trumps) {
+            int top = high_bit(trumps), holder = 0;
+            while (!(s->hands[holder] >> top & 1)) holder++;
+            u64 own = s->hands[holder] & SUIT_MASK[s->trump];
+            u64 rest = trumps & ~own;
+            int sure = rest ? popcount(own >> (high_bit(rest) + 1)) : popcount(own);
+            if (in_a(s, holder)) {
+                if (sure > low) low = sure;
+            } else if (remaining - sure < high) {
+                high = remaining - sure;
+            }
+            if (low >= beta || low >= high) {
+                table_store(s, k1, k2, low, high, code);
+                return low;
+            }
+            if (high <= alpha) {
                 table_store(s, k1, k2, low, high, code);
                 return high;
             }

@@ -14,26 +14,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from types import ModuleType
 
 from .solver import SUIT_INDEX, NodeLimitError
 from .solver import Solver as PythonSolver
 
+try:
+    from . import _solver as _compiled
+except ImportError:  # not built: no C compiler at install time
+    _compiled = None  # type: ignore[assignment]
 
-def _load_compiled() -> ModuleType | None:
-    if os.environ.get("WHIST_PURE_SOLVER") == "1":
-        return None
-    try:
-        from . import _solver
-    except ImportError:
-        return None
-    return _solver
-
-
-_compiled = _load_compiled()
-
+#: Whether the package build produced the compiled solver (whatever the environment asks for).
+BUILT = _compiled is not None
 #: "c" when the compiled solver is in use, "python" otherwise.
-IMPLEMENTATION = "c" if _compiled is not None else "python"
+IMPLEMENTATION = "c" if BUILT and os.environ.get("WHIST_PURE_SOLVER") != "1" else "python"
 
 
 def _seat_mask(seats: Sequence[bool]) -> int:
@@ -47,7 +40,7 @@ class CompiledSolver:
     def __init__(self, trump: str | None, side_a: Sequence[bool], maximizes: Sequence[bool],
                  node_limit: int = 1_000_000) -> None:
         if _compiled is None:
-            raise RuntimeError("the compiled solver is not available")
+            raise RuntimeError("the compiled solver was not built (no C compiler at install time?)")
         self.trump = SUIT_INDEX[trump] if trump is not None else -1
         self.side_a = tuple(bool(x) for x in side_a)
         self.maximizes = tuple(bool(x) for x in maximizes)
@@ -89,6 +82,6 @@ class CompiledSolver:
 
 
 #: The solver class in use (the compiled one, or the pure-Python reference).
-Solver: type[CompiledSolver] | type[PythonSolver] = CompiledSolver if _compiled is not None else PythonSolver
+Solver: type[CompiledSolver] | type[PythonSolver] = CompiledSolver if IMPLEMENTATION == "c" else PythonSolver
 
-__all__ = ["IMPLEMENTATION", "CompiledSolver", "NodeLimitError", "PythonSolver", "Solver"]
+__all__ = ["BUILT", "IMPLEMENTATION", "CompiledSolver", "NodeLimitError", "PythonSolver", "Solver"]
