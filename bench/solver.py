@@ -13,6 +13,13 @@ positions per second over all deals. Two ways of searching the same position are
 A solve that passes `--node-limit` positions stops (a deterministic count) and is reported as such.
 
     .venv/bin/python bench/solver.py [--sizes 4 5 6 7 8 13] [--deals 10] [--node-limit 20000000] [--json]
+
+`--compare` measures the compiled solver (server/bots/_solver.c) beside the pure-Python one instead: for
+each of `--sizes` the same seeded positions solved exactly by both (same values checked), the median CPU
+time per solve, positions and positions per second of each, and the speed-ups; then `--whole-deals`
+13-card deals solved exactly by the compiled solver alone (median and maximum CPU time per deal):
+
+    python -m bench.solver --compare [--sizes 4 5 6 7] [--deals 20] [--whole-deals 50] [--json]
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import statistics
 import time
 from typing import Any
 
+from server.bots.fast_solver import BUILT, CompiledSolver
 from server.bots.solver import NodeLimitError, Solver, to_mask
 from server.rules import shuffled_deck
 
@@ -69,6 +77,82 @@ def measure(size: int, deals: int, node_limit: int, method: str) -> dict[str, An
             "positions_per_s": sum(nodes) / max(sum(times), 1e-9), "values": values}
 
 
+def _deal(size: int, index: int) -> list[int]:
+    deck = shuffled_deck(f"solver-bench:{size}:{index}")
+    return [to_mask(deck[13 * seat:13 * seat + size]) for seat in range(4)]
+
+
+def _timed(solver: Solver | CompiledSolver, hands: list[int]) -> tuple[int | None, float, int]:
+    """Value (None past the node limit), CPU seconds and positions of one exact solve."""
+    start = time.process_time()
+    try:
+        value: int | None = solver.value(hands, 0)
+    except NodeLimitError:
+        value = None
+    return value, time.process_time() - start, solver.nodes
+
+
+def compare(size: int, deals: int, node_limit: int) -> dict[str, Any]:
+    """Both solvers on the same `deals` positions of `size` tricks: medians, positions/s, speed-ups."""
+    rows: dict[str, list[tuple[int | None, float, int]]] = {"python": [], "c": []}
+    for index in range(deals):
+        hands = _deal(size, index)
+        rows["python"].append(_timed(Solver("S", TEAM, TEAM, node_limit=node_limit), hands))
+        rows["c"].append(_timed(CompiledSolver("S", TEAM, TEAM, node_limit=node_limit), hands))
+    solved = [i for i in range(deals) if rows["python"][i][0] is not None and rows["c"][i][0] is not None]
+    if any(rows["python"][i][0] != rows["c"][i][0] for i in solved):
+        raise AssertionError(f"the two solvers disagree on a {size}-trick position")
+    out: dict[str, Any] = {"tricks": size, "deals": deals, "solved_by_both": len(solved)}
+    for kind, results in rows.items():
+        times = [results[i][1] for i in solved]
+        nodes = [results[i][2] for i in solved]
+        out[kind] = {"median_ms": 1000 * statistics.median(times),
+                     "median_positions": statistics.median(nodes),
+                     "positions_per_s": sum(nodes) / max(sum(times), 1e-9)}
+    out["time_speedup"] = out["python"]["median_ms"] / max(out["c"]["median_ms"], 1e-9)
+    out["positions_per_s_ratio"] = out["c"]["positions_per_s"] / out["python"]["positions_per_s"]
+    return out
+
+
+def whole_deals(deals: int, node_limit: int) -> dict[str, Any]:
+    """The compiled solver on `deals` seeded 13-card deals (team of seats 0 and 2, spades trump)."""
+    results = [_timed(CompiledSolver("S", TEAM, TEAM, node_limit=node_limit), _deal(13, index))
+               for index in range(deals)]
+    times = [t for _, t, _ in results]
+    nodes = [n for _, _, n in results]
+    return {"tricks": 13, "deals": deals, "stopped_at_node_limit": sum(v is None for v, _, _ in results),
+            "median_ms": 1000 * statistics.median(times), "p90_ms": 1000 * sorted(times)[int(0.9 * deals)],
+            "max_ms": 1000 * max(times), "median_positions": statistics.median(nodes),
+            "positions_per_s": sum(nodes) / max(sum(times), 1e-9)}
+
+
+def main_compare(args: argparse.Namespace) -> None:
+    """The side-by-side mode (`--compare`)."""
+    if not BUILT:
+        raise SystemExit("the compiled solver was not built: pip install -e . with a C compiler present")
+    rows: list[dict[str, Any]] = []
+    for size in args.sizes:
+        row = compare(size, args.deals, args.node_limit)
+        rows.append(row)
+        if not args.json:
+            py, c = row["python"], row["c"]
+            print(f"{size:>2} tricks, {row['solved_by_both']} positions: python {py['median_ms']:8.2f} ms "
+                  f"{py['median_positions']:>9.0f} pos {py['positions_per_s']:>10.0f} pos/s | c "
+                  f"{c['median_ms']:8.3f} ms {c['median_positions']:>9.0f} pos {c['positions_per_s']:>10.0f} "
+                  f"pos/s | time x{row['time_speedup']:.0f}, pos/s x{row['positions_per_s_ratio']:.0f}",
+                  flush=True)
+    if args.whole_deals:
+        row = whole_deals(args.whole_deals, args.node_limit)
+        rows.append(row)
+        if not args.json:
+            print(f"13 tricks, {row['deals']} whole deals (c only): median {row['median_ms']:.1f} ms, "
+                  f"p90 {row['p90_ms']:.1f} ms, max {row['max_ms']:.1f} ms, median "
+                  f"{row['median_positions']:.0f} positions, {row['positions_per_s']:.0f} positions/s, "
+                  f"{row['stopped_at_node_limit']} stopped at the node limit", flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+
+
 def main() -> None:
     """Command line: print one line per size and method (or JSON with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -77,7 +161,12 @@ def main() -> None:
     parser.add_argument("--full-deals", type=int, default=3, help="deals for the 13-trick size")
     parser.add_argument("--node-limit", type=int, default=20_000_000)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--compare", action="store_true", help="the compiled solver beside the Python one")
+    parser.add_argument("--whole-deals", type=int, default=50, help="13-card deals for --compare")
     args = parser.parse_args()
+    if args.compare:
+        main_compare(args)
+        return
     rows = []
     for size in args.sizes:
         for method in ("window", "null-window"):
