@@ -29,7 +29,7 @@ typedef uint64_t u64;
 
 #define SUIT_OF(bit) ((bit) / 13)
 #define RANK_OF(bit) ((bit) % 13)
-#define TABLE_START_BITS 12
+#define TABLE_START_BITS 8
 #define TABLE_MAX_BITS 21
 #define PROBES 8
 
@@ -57,42 +57,7 @@ typedef struct {
     uint32_t history[4][52];
 } SolverObject;
 
-static inline int popcount(u64 x) { return __builtin_popcountll(x); }
-static inline int high_bit(u64 x) { return 63 - __builtin_clzll(x); }
-static inline int low_bit(u64 x) { return __builtin_ctzll(x); }
-
-static inline int beats(int card, int best, int trump) {
-    if (SUIT_OF(card) == SUIT_OF(best)) return card > best;
-    return SUIT_OF(card) == trump;
-}
-
-static inline int in_a(const SolverObject *s, int seat) { return (s->side_a >> seat) & 1; }
-static inline int wants_a(const SolverObject *s, int seat) { return (s->maximizes >> seat) & 1; }
-
 /* ------------------------------------------------------------------ transposition table */
-
-/* The position at the start of a trick in relative ranks: per suit the number of cards still out and, from
- * the top down, the seat holding each (2 bits a card); `extra` (leader, piccolo tricks, a tag) goes on top. */
-static void position_key(const SolverObject *s, unsigned extra, u64 *k1, u64 *k2) {
-    u64 parts[4];
-    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    for (int suit = 0; suit < 4; suit++) {
-        u64 out = all & SUIT_MASK[suit];
-        u64 owners = 0;
-        int n = 0;
-        while (out) {
-            int bit = high_bit(out);
-            u64 one = 1ULL << bit;
-            int owner = (s->hands[1] & one) ? 1 : (s->hands[2] & one) ? 2 : (s->hands[3] & one) ? 3 : 0;
-            owners = (owners << 2) | (u64)owner;
-            n++;
-            out ^= one;
-        }
-        parts[suit] = ((u64)n << 26) | owners;
-    }
-    *k1 = parts[0] | (parts[1] << 30);
-    *k2 = parts[2] | (parts[3] << 30) | ((u64)extra << 60);
-}
 
 static inline size_t hash_key(u64 k1, u64 k2, size_t bits) {
     u64 h = k1 * 0x9E3779B97F4A7C15ULL ^ (k2 + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
@@ -169,421 +134,48 @@ static void table_store(SolverObject *s, u64 k1, u64 k2, int low, int high, int 
     slot->used = 1;
 }
 
-/* A lead's code in relative ranks, and back. */
-static int lead_code(const SolverObject *s, int bit) {
-    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    int suit = SUIT_OF(bit);
-    return suit * 16 + popcount(all & SUIT_MASK[suit] & ~((2ULL << bit) - 1));
-}
+/* ------------------------------------------------------------------ the search, twice */
 
-static int lead_from_code(const SolverObject *s, int code) {
-    if (code < 0) return -1;
-    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    u64 out = all & SUIT_MASK[code / 16];
-    for (int place = code % 16; place > 0 && out; place--) out ^= 1ULL << high_bit(out);
-    return out ? high_bit(out) : -1;
-}
+typedef struct {
+    int (*exact_value)(SolverObject *s);
+    int (*search)(SolverObject *s, int alpha, int beta);
+    int (*one_search)(SolverObject *s, int taken);
+    int (*settle)(SolverObject *s);
+    int (*best_move)(SolverObject *s, int *value, int *move);
+    int (*tricks_left)(const SolverObject *s);
+} Engine;
 
-/* ------------------------------------------------------------------ moves */
+#define V(name) name##_portable
+#include "_solver_search.h"
+#undef V
+static const Engine PORTABLE = {exact_value_portable, search_portable, one_search_portable,
+                                settle_complete_trick_portable, best_move_core_portable, tricks_left_portable};
 
-/* The legal cards of the seat to play, one per group of equivalent cards (the lowest of each), as solver.py. */
-static int legal_moves(const SolverObject *s, int seat, int *moves) {
-    u64 own = s->hands[seat];
-    u64 hand = own;
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
-    if (s->nplayed) {
-        u64 follow = hand & SUIT_MASK[SUIT_OF(s->played[0])];
-        if (follow) hand = follow;
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __GNUC__ >= 12
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v3")
+#define V(name) name##_v3
+#include "_solver_search.h"
+#undef V
+#pragma GCC pop_options
+static const Engine X86_64_V3 = {exact_value_v3, search_v3, one_search_v3, settle_complete_trick_v3,
+                                 best_move_core_v3, tricks_left_v3};
+#define HAVE_X86_64_V3 1
+#endif
+
+static Engine engine;
+static const char *engine_name = "portable";
+
+static void choose_engine(void) {
+    engine = PORTABLE;
+#ifdef HAVE_X86_64_V3
+    const char *forced = getenv("WHIST_SOLVER_PORTABLE"); /* to compare the two copies */
+    __builtin_cpu_init();
+    if (!(forced && strcmp(forced, "1") == 0) && __builtin_cpu_supports("x86-64-v3")) {
+        engine = X86_64_V3;
+        engine_name = "x86-64-v3";
     }
-    int n = 0;
-    while (hand) {
-        int bit = low_bit(hand);
-        hand &= hand - 1;
-        u64 below = live & SUIT_MASK[SUIT_OF(bit)] & ((1ULL << bit) - 1);
-        if (below && ((own >> high_bit(below)) & 1)) continue;
-        moves[n++] = bit;
-    }
-    return n;
-}
-
-static void best_so_far(const SolverObject *s, int *best, int *best_seat) {
-    *best = -1;
-    *best_seat = s->leader;
-    if (!s->nplayed) return;
-    *best = s->played[0];
-    for (int i = 1; i < s->nplayed; i++)
-        if (beats(s->played[i], *best, s->trump)) {
-            *best = s->played[i];
-            *best_seat = (s->leader + i) & 3;
-        }
-}
-
-/* Whether `seat` could beat `card`, the best card of a trick led in suit `led`. */
-static inline int can_beat(const SolverObject *s, int seat, int card, int led) {
-    u64 follow = s->hands[seat] & SUIT_MASK[led];
-    if (follow) return SUIT_OF(card) == led && (follow >> (card + 1)) != 0;
-    if (s->trump < 0) return 0;
-    u64 trumps = s->hands[seat] & SUIT_MASK[s->trump];
-    if (!trumps) return 0;
-    return SUIT_OF(card) != s->trump || (trumps >> (card + 1)) != 0;
-}
-
-/* Whether no seat still to play this trick on the other side of `winner` could beat its `card`. */
-static int secure(const SolverObject *s, int card, int winner, int led, int after_seat) {
-    for (int seat = (after_seat + 1) & 3; seat != s->leader; seat = (seat + 1) & 3)
-        if (in_a(s, seat) != in_a(s, winner) && can_beat(s, seat, card, led)) return 0;
-    return 1;
-}
-
-static inline int64_t history_of(const SolverObject *s, int seat, int m) {
-    return s->history[seat][m] > 0xFFFFF ? 0xFFFFF : s->history[seat][m];
-}
-
-/* A lead's class and preference (higher first), every hand seen. */
-static void lead_score(const SolverObject *s, int seat, int m, int own_tricks, int *cls, int *pref) {
-    int suit = SUIT_OF(m), rank = RANK_OF(m);
-    u64 others = 0, friends = 0;
-    int ruff_risk = 0;
-    for (int j = 0; j < 4; j++) {
-        if (j == seat) continue;
-        others |= s->hands[j];
-        if (in_a(s, j) == in_a(s, seat)) friends |= s->hands[j];
-        else if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
-                 && (s->hands[j] & SUIT_MASK[s->trump]))
-            ruff_risk = 1;
-    }
-    u64 out = others & SUIT_MASK[suit];
-    int top = !out || m > high_bit(out);
-    int friend_top = out && (friends >> high_bit(out) & 1) && !top;
-    if (own_tricks) {
-        if (top) {
-            *cls = ruff_risk ? 2 : 4;
-            *pref = rank;
-        } else if (friend_top) {
-            *cls = 3;
-            *pref = 13 - rank;
-        } else {
-            *cls = 1;
-            *pref = 13 - rank;
-        }
-    } else {
-        *cls = top ? 0 : 2;
-        *pref = 13 - rank;
-    }
-}
-
-/* A following card's class and preference (higher first), every hand seen. */
-static void follow_score(const SolverObject *s, int seat, int m, int best, int best_seat, int own_tricks,
-                         int *cls, int *pref) {
-    int led = SUIT_OF(s->played[0]);
-    int rank = RANK_OF(m);
-    int wins = beats(m, best, s->trump);
-    int card = wins ? m : best, winner = wins ? seat : best_seat;
-    int good = in_a(s, winner) == wants_a(s, seat); /* the trick now goes the way this seat wants */
-    int sure = good && secure(s, card, winner, led, seat);
-    int trump_spent = SUIT_OF(m) == s->trump && led != s->trump;
-    if (own_tricks) {
-        if (sure) {
-            *cls = 3;
-            *pref = wins ? 14 - rank - (trump_spent ? 13 : 0) : 40 - rank - (trump_spent ? 13 : 0);
-        } else if (good) {
-            *cls = 2;
-            *pref = 13 - rank;
-        } else {
-            *cls = 1;
-            *pref = 26 - rank - (trump_spent ? 13 : 0);
-        }
-    } else {
-        *cls = sure ? 3 : good ? 2 : 1;
-        *pref = good ? rank : 13 - rank;
-    }
-}
-
-/* Sort the moves, the likeliest best first (a good order makes alpha-beta cut early): the table's move,
- * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs. */
-static void order_moves(const SolverObject *s, int seat, int *moves, int n, int best, int best_seat, int first) {
-    int64_t score[13];
-    int own_tricks = wants_a(s, seat) == in_a(s, seat); /* this seat wants its own side to take tricks */
-    for (int i = 0; i < n; i++) {
-        int m = moves[i];
-        int cls, pref;
-        if (m == first) {
-            score[i] = (int64_t)1 << 50;
-            continue;
-        }
-        if (!s->nplayed) lead_score(s, seat, m, own_tricks, &cls, &pref);
-        else follow_score(s, seat, m, best, best_seat, own_tricks, &cls, &pref);
-        score[i] = ((int64_t)cls << 40) + ((int64_t)pref << 24) + history_of(s, seat, m);
-    }
-    for (int i = 1; i < n; i++) {
-        int64_t k = score[i];
-        int m = moves[i];
-        int j = i - 1;
-        while (j >= 0 && score[j] < k) {
-            score[j + 1] = score[j];
-            moves[j + 1] = moves[j];
-            j--;
-        }
-        score[j + 1] = k;
-        moves[j + 1] = m;
-    }
-}
-
-/* ------------------------------------------------------------------ tricks for side A */
-
-/* Tricks the leader surely cashes from the top before anyone may ruff: in each suit its cards above every
- * other seat's, no more (outside trumps) than any seat holding a trump can follow. */
-static int quick_tricks(const SolverObject *s) {
-    int lead = s->leader;
-    u64 mine = s->hands[lead];
-    u64 others = 0;
-    int holds_trump[4] = {0, 0, 0, 0};
-    for (int seat = 0; seat < 4; seat++) {
-        if (seat == lead) continue;
-        others |= s->hands[seat];
-        holds_trump[seat] = s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]) != 0;
-    }
-    int total = 0;
-    for (int suit = 0; suit < 4; suit++) {
-        u64 own = mine & SUIT_MASK[suit];
-        if (!own) continue;
-        u64 theirs = others & SUIT_MASK[suit];
-        int winners = theirs ? popcount(own >> (high_bit(theirs) + 1)) : popcount(own);
-        if (s->trump >= 0 && suit != s->trump)
-            for (int seat = 0; seat < 4; seat++)
-                if (holds_trump[seat]) {
-                    int follow = popcount(s->hands[seat] & SUIT_MASK[suit]);
-                    if (follow < winners) winners = follow;
-                }
-        total += winners;
-    }
-    return total;
-}
-
-static int search(SolverObject *s, int alpha, int beta);
-
-/* Play `m` for `seat` (the trick's best card so far given), search on, take the card back. */
-static int play_and_search(SolverObject *s, int seat, int m, int best, int best_seat, int alpha, int beta) {
-    int child;
-    s->hands[seat] ^= 1ULL << m;
-    s->played[s->nplayed++] = m;
-    if (s->nplayed == 4) {
-        int winner = beats(m, best, s->trump) ? seat : best_seat;
-        int gained = in_a(s, winner);
-        int leader = s->leader;
-        int trick[4];
-        memcpy(trick, s->played, sizeof trick); /* the next trick reuses `played` */
-        s->leader = winner;
-        s->nplayed = 0;
-        child = gained + search(s, alpha - gained, beta - gained);
-        memcpy(s->played, trick, sizeof trick);
-        s->leader = leader;
-        s->nplayed = 4;
-    } else {
-        child = search(s, alpha, beta);
-    }
-    s->nplayed--;
-    s->hands[seat] ^= 1ULL << m;
-    return child;
-}
-
-/* Alpha-beta over the cards of the seat to play (fail-soft); `*chosen` gets the card of the value. */
-static int play_trick(SolverObject *s, int alpha, int beta, int first, int *chosen) {
-    int seat = (s->leader + s->nplayed) & 3;
-    int best, best_seat;
-    best_so_far(s, &best, &best_seat);
-    int moves[13];
-    int n = legal_moves(s, seat, moves);
-    order_moves(s, seat, moves, n, best, best_seat, first);
-    int maximizing = wants_a(s, seat);
-    int value = maximizing ? -1 : 99;
-    int pick = n ? moves[0] : -1;
-    for (int i = 0; i < n; i++) {
-        int child = play_and_search(s, seat, moves[i], best, best_seat, alpha, beta);
-        if (s->aborted) return 0;
-        if (maximizing) {
-            if (child > value) {
-                value = child;
-                pick = moves[i];
-            }
-            if (value > alpha) alpha = value;
-        } else {
-            if (child < value) {
-                value = child;
-                pick = moves[i];
-            }
-            if (value < beta) beta = value;
-        }
-        if (alpha >= beta) {
-            int tricks = popcount(s->hands[seat]);
-            s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
-            break;
-        }
-    }
-    if (chosen) *chosen = pick;
-    return value;
-}
-
-/* The last trick: every hand holds one card. */
-static int last_trick(const SolverObject *s) {
-    int best = low_bit(s->hands[s->leader]), best_seat = s->leader;
-    for (int i = 1; i < 4; i++) {
-        int seat = (s->leader + i) & 3;
-        int card = low_bit(s->hands[seat]);
-        if (beats(card, best, s->trump)) {
-            best = card;
-            best_seat = seat;
-        }
-    }
-    return in_a(s, best_seat);
-}
-
-static int search_lead(SolverObject *s, int alpha, int beta) {
-    int remaining = popcount(s->hands[s->leader]);
-    if (remaining == 0) return 0;
-    if (remaining == 1) return last_trick(s);
-    u64 k1, k2;
-    position_key(s, (unsigned)s->leader, &k1, &k2);
-    int low = 0, high = remaining, first = -1;
-    Entry *e = table_find(s, k1, k2);
-    if (e) {
-        low = e->low;
-        high = e->high;
-        first = lead_from_code(s, e->move);
-    }
-    if (low >= beta || low == high) return low;
-    if (high <= alpha) return high;
-    int code = e ? e->move : -1;
-    if (wants_a(s, s->leader) == in_a(s, s->leader)) {
-        int sure = quick_tricks(s);
-        if (in_a(s, s->leader) && sure > low) {
-            low = sure;
-            if (low >= beta || low == high) {
-                table_store(s, k1, k2, low, high, code);
-                return low;
-            }
-        } else if (!in_a(s, s->leader) && remaining - sure < high) {
-            high = remaining - sure;
-            if (high <= alpha || low == high) {
-                table_store(s, k1, k2, low, high, code);
-                return high;
-            }
-        }
-    }
-    if (s->trump >= 0) {
-        /* The top trumps in one hand each win a trick whatever anyone wants. */
-        u64 trumps = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & SUIT_MASK[s->trump];
-        if (trumps) {
-            int top = high_bit(trumps), holder = 0;
-            while (!(s->hands[holder] >> top & 1)) holder++;
-            u64 own = s->hands[holder] & SUIT_MASK[s->trump];
-            u64 rest = trumps & ~own;
-            int sure = rest ? popcount(own >> (high_bit(rest) + 1)) : popcount(own);
-            if (in_a(s, holder)) {
-                if (sure > low) low = sure;
-            } else if (remaining - sure < high) {
-                high = remaining - sure;
-            }
-            if (low >= beta || low >= high) {
-                table_store(s, k1, k2, low, high, code);
-                return low;
-            }
-            if (high <= alpha) {
-                table_store(s, k1, k2, low, high, code);
-                return high;
-            }
-        }
-    }
-    int alpha0 = alpha > low ? alpha : low;
-    int beta0 = beta < high ? beta : high;
-    int chosen = -1;
-    int result = play_trick(s, alpha0, beta0, first, &chosen);
-    if (s->aborted) return 0;
-    if (result <= alpha0) high = result;
-    else if (result >= beta0) low = result;
-    else low = high = result;
-    table_store(s, k1, k2, low, high, chosen >= 0 ? lead_code(s, chosen) : code);
-    return result;
-}
-
-static int search(SolverObject *s, int alpha, int beta) {
-    if (++s->nodes > s->node_limit) {
-        s->aborted = 1;
-        return 0;
-    }
-    if (!s->nplayed) return search_lead(s, alpha, beta);
-    return play_trick(s, alpha, beta, -1, NULL);
-}
-
-/* The exact value by null-window tests from the root state, within the trivial bounds. */
-static int exact_value(SolverObject *s) {
-    int seat = (s->leader + s->nplayed) & 3;
-    int low = 0, high = popcount(s->hands[seat]);
-    while (low < high && !s->aborted) {
-        int guess = (low + high + 1) / 2;
-        int v = search(s, guess - 1, guess);
-        if (v >= guess) low = v > low ? v : low;
-        else high = v < high ? v : high;
-    }
-    return low;
-}
-
-/* ------------------------------------------------------------------ piccolo: exactly one trick */
-
-static int one_search(SolverObject *s, int taken) {
-    if (++s->nodes > s->node_limit) {
-        s->aborted = 1;
-        return 0;
-    }
-    if (taken >= 2) return 0;
-    int remaining = 0;
-    for (int seat = 0; seat < 4; seat++)
-        if (popcount(s->hands[seat]) > remaining) remaining = popcount(s->hands[seat]);
-    if (remaining == 0) return taken == 1;
-    u64 k1 = 0, k2 = 0;
-    int keyed = !s->nplayed;
-    if (keyed) {
-        position_key(s, (unsigned)s->leader | (unsigned)taken << 2 | 8u, &k1, &k2);
-        Entry *e = table_find(s, k1, k2);
-        if (e) return e->low;
-    }
-    int seat = (s->leader + s->nplayed) & 3;
-    int best, best_seat;
-    best_so_far(s, &best, &best_seat);
-    int declarer = in_a(s, seat);
-    int result = !declarer;
-    int moves[13];
-    int n = legal_moves(s, seat, moves);
-    for (int i = 0; i < n; i++) {
-        int m = moves[i];
-        int child;
-        s->hands[seat] ^= 1ULL << m;
-        s->played[s->nplayed++] = m;
-        if (s->nplayed == 4) {
-            int winner = beats(m, best, s->trump) ? seat : best_seat;
-            int leader = s->leader;
-            int trick[4];
-            memcpy(trick, s->played, sizeof trick);
-            s->leader = winner;
-            s->nplayed = 0;
-            child = one_search(s, taken + in_a(s, winner));
-            memcpy(s->played, trick, sizeof trick);
-            s->leader = leader;
-            s->nplayed = 4;
-        } else {
-            child = one_search(s, taken);
-        }
-        s->nplayed--;
-        s->hands[seat] ^= 1ULL << m;
-        if (s->aborted) return 0;
-        if (child == declarer) {
-            result = declarer;
-            break;
-        }
-    }
-    if (keyed) table_store(s, k1, k2, result, result, -1);
-    return result;
+#endif
 }
 
 /* ------------------------------------------------------------------ the Python type */
@@ -637,15 +229,6 @@ static int load_position(SolverObject *s, PyObject *hands, int leader, PyObject 
     return 1;
 }
 
-/* A complete trick at the root: its winner leads next; returns side A's trick from it. */
-static int settle_complete_trick(SolverObject *s) {
-    if (s->nplayed != 4) return 0;
-    int best, best_seat;
-    best_so_far(s, &best, &best_seat);
-    s->leader = best_seat;
-    s->nplayed = 0;
-    return in_a(s, best_seat);
-}
 
 static PyObject *Solver_value(SolverObject *s, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"hands", "leader", "played", "alpha", "beta", NULL};
@@ -654,12 +237,11 @@ static PyObject *Solver_value(SolverObject *s, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Oii", names, &hands, &leader, &played, &alpha, &beta))
         return NULL;
     if (!load_position(s, hands, leader, played)) return NULL;
-    int gained = settle_complete_trick(s);
-    int seat = (s->leader + s->nplayed) & 3;
-    int most = popcount(s->hands[seat]);
+    int gained = engine.settle(s);
+    int most = engine.tricks_left(s);
     int result;
-    if (alpha - gained < 0 && beta - gained > most) result = exact_value(s);
-    else result = search(s, alpha - gained, beta - gained);
+    if (alpha - gained < 0 && beta - gained > most) result = engine.exact_value(s);
+    else result = engine.search(s, alpha - gained, beta - gained);
     if (s->aborted) Py_RETURN_NONE;
     return PyLong_FromLong(gained + result);
 }
@@ -674,35 +256,18 @@ static PyObject *Solver_best_move(SolverObject *s, PyObject *args, PyObject *kwa
         PyErr_SetString(PyExc_ValueError, "the trick is complete: no card to choose");
         return NULL;
     }
-    int seat = (s->leader + s->nplayed) & 3;
-    if (!s->hands[seat]) {
+    if (!engine.tricks_left(s)) {
         PyErr_SetString(PyExc_ValueError, "the seat to play holds no card");
         return NULL;
     }
-    int value = exact_value(s);
-    if (s->aborted) Py_RETURN_NONE;
-    int best, best_seat;
-    best_so_far(s, &best, &best_seat);
-    int moves[13];
-    int n = legal_moves(s, seat, moves);
-    int first = -1;
-    if (!s->nplayed) {
-        u64 k1, k2;
-        position_key(s, (unsigned)s->leader, &k1, &k2);
-        Entry *e = table_find(s, k1, k2);
-        if (e) first = lead_from_code(s, e->move);
+    int value, move;
+    int found = engine.best_move(s, &value, &move);
+    if (found == 0) Py_RETURN_NONE;
+    if (found < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "no card reaches the value (a solver bug)");
+        return NULL;
     }
-    order_moves(s, seat, moves, n, best, best_seat, first);
-    int maximizing = wants_a(s, seat);
-    for (int i = 0; i < n; i++) {
-        /* Does this card reach the value? A null-window test around it. */
-        int child = maximizing ? play_and_search(s, seat, moves[i], best, best_seat, value - 1, value)
-                               : play_and_search(s, seat, moves[i], best, best_seat, value, value + 1);
-        if (s->aborted) Py_RETURN_NONE;
-        if (maximizing ? child >= value : child <= value) return Py_BuildValue("(ii)", value, moves[i]);
-    }
-    PyErr_SetString(PyExc_RuntimeError, "no card reaches the value (a solver bug)");
-    return NULL;
+    return Py_BuildValue("(ii)", value, move);
 }
 
 static PyObject *Solver_exactly_one(SolverObject *s, PyObject *args, PyObject *kwargs) {
@@ -712,8 +277,8 @@ static PyObject *Solver_exactly_one(SolverObject *s, PyObject *args, PyObject *k
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Oi", names, &hands, &leader, &played, &taken))
         return NULL;
     if (!load_position(s, hands, leader, played)) return NULL;
-    taken += settle_complete_trick(s);
-    int result = taken >= 2 ? 0 : one_search(s, taken);
+    taken += engine.settle(s);
+    int result = taken >= 2 ? 0 : engine.one_search(s, taken);
     if (s->aborted) Py_RETURN_NONE;
     return PyBool_FromLong(result);
 }
@@ -794,9 +359,14 @@ static struct PyModuleDef solver_module = {
 };
 
 PyMODINIT_FUNC PyInit__solver(void) {
+    choose_engine();
     if (PyType_Ready(&SolverType) < 0) return NULL;
     PyObject *module = PyModule_Create(&solver_module);
     if (!module) return NULL;
+    if (PyModule_AddStringConstant(module, "ENGINE", engine_name) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
     Py_INCREF(&SolverType);
     if (PyModule_AddObject(module, "Solver", (PyObject *)&SolverType) < 0) {
         Py_DECREF(&SolverType);

@@ -11,6 +11,7 @@ then, they do not skip.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -67,6 +68,33 @@ def test_an_environment_variable_forces_the_pure_python_solver() -> None:
                             capture_output=True, text=True, timeout=120, check=True)
     assert default.stdout.split() == ["c", "server.bots.fast_solver"]
     assert forced.stdout.split() == ["python", "server.bots.solver"]
+
+
+_ENGINE_PROBE = """
+import json, random
+from server.bots import _solver
+from server.rules import shuffled_deck
+from server.bots.solver import to_mask
+out = [_solver.ENGINE]
+for index in range(6):
+    deck = shuffled_deck(f"engines:{index}")
+    hands = [to_mask(deck[13 * s:13 * s + 8]) for s in range(4)]
+    solver = _solver.Solver(index % 4 - 1, 5 if index % 2 else 2, 5 if index % 2 else 13, 10**8)
+    out.append([solver.value(hands, index % 4), solver.best_move(hands, index % 4), solver.nodes])
+print(json.dumps(out))
+"""
+
+
+def test_the_portable_and_the_x86_64_v3_copies_of_the_search_agree_node_for_node() -> None:
+    """The search is compiled twice (any CPU; x86-64-v3 where the CPU has it): the same answers and the
+    same node counts, so a node limit cuts off at the same place on any machine."""
+    env = {key: value for key, value in os.environ.items() if key != "WHIST_SOLVER_PORTABLE"}
+    env["PYTHONPATH"] = str(ROOT)
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _ENGINE_PROBE], cwd=ROOT, env=extra, check=True,
+                                      capture_output=True, text=True, timeout=300).stdout)
+            for extra in (env, {**env, "WHIST_SOLVER_PORTABLE": "1"})]
+    assert runs[1][0] == "portable"
+    assert runs[0][1:] == runs[1][1:]
 
 
 def _sides(rng: random.Random) -> tuple[str, Sides]:
