@@ -225,6 +225,22 @@ static int load_position(SolverObject *s, PyObject *hands, int leader, PyObject 
         s->nplayed = (int)n;
         Py_DECREF(cards);
     }
+    /* The search relies on these (at most 13 moves a hand, one owner a card). */
+    u64 seen = 0;
+    for (int i = 0; i < 4; i++) {
+        if (__builtin_popcountll(s->hands[i]) > 13 || (seen & s->hands[i])) {
+            PyErr_SetString(PyExc_ValueError, "hands must be disjoint, of at most 13 cards each");
+            return 0;
+        }
+        seen |= s->hands[i];
+    }
+    for (int i = 0; i < s->nplayed; i++) {
+        if (seen >> s->played[i] & 1) {
+            PyErr_SetString(PyExc_ValueError, "a card of the trick is also in a hand or played twice");
+            return 0;
+        }
+        seen |= 1ULL << s->played[i];
+    }
     s->aborted = 0;
     return 1;
 }

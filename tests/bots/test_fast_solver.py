@@ -256,3 +256,15 @@ def test_the_node_limit_is_a_count_so_the_cut_off_is_the_same_every_time() -> No
     first = solver.value(hands, leader)
     spent = solver.nodes
     assert solver.value(hands, leader) == first and solver.nodes >= spent > 0
+
+
+def test_positions_the_search_cannot_hold_are_refused() -> None:
+    solver = CompiledSolver(None, TEAM, TEAM)
+    spades = to_mask([rank + "S" for rank in "23456789TJQKA"])
+    with pytest.raises(ValueError, match="disjoint"):
+        solver.value([spades | to_mask(["2H"]), 0, 0, 0], 0)  # 14 cards
+    with pytest.raises(ValueError, match="disjoint"):
+        solver.value([to_mask(["AS"]), to_mask(["AS"]), to_mask(["KS"]), to_mask(["QS"])], 0)
+    with pytest.raises(ValueError, match="trick"):
+        hands = [to_mask(["AS"]), to_mask(["JS"]), to_mask(["KS"]), to_mask(["QS"])]
+        solver.value(hands, 3, [card_bit("AS")])
