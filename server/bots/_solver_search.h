@@ -204,10 +204,9 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
 
 /* ------------------------------------------------------------------ tricks for side A */
 
-/* Tricks the leader surely cashes from the top before anyone may ruff: in each suit its cards above every
- * other seat's, no more (outside trumps) than any seat holding a trump can follow. */
-static int V(quick_tricks)(const SolverObject *s) {
-    int lead = s->leader;
+/* Tricks `lead` surely cashes from the top before anyone may ruff, were it on lead: in each suit its cards
+ * above every other seat's, no more (outside trumps) than any seat holding a trump can follow. */
+static int V(cashable)(const SolverObject *s, int lead) {
     u64 mine = s->hands[lead];
     u64 others = 0;
     int holds_trump[4] = {0, 0, 0, 0};
@@ -231,6 +230,35 @@ static int V(quick_tricks)(const SolverObject *s) {
         total += winners;
     }
     return total;
+}
+
+/* Tricks the leader's side surely takes (the leader wanting them): the leader's own cashable tricks, or a
+ * partner's (who wants them too) reached by leading a suit whose top card the partner holds, when no
+ * opponent can ruff that first round. */
+static int V(quick_tricks)(const SolverObject *s) {
+    int lead = s->leader;
+    int sure = V(cashable)(s, lead);
+    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int partner = 0; partner < 4; partner++) {
+        if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
+            || V(wants_a)(s, partner) != V(in_a)(s, partner))
+            continue;
+        for (int suit = 0; suit < 4; suit++) {
+            u64 out = all & SUIT_MASK[suit];
+            if (!(s->hands[lead] & out) || !(s->hands[partner] >> V(high_bit)(out) & 1)) continue;
+            int ruff = 0;
+            if (s->trump >= 0 && suit != s->trump)
+                for (int seat = 0; seat < 4; seat++)
+                    if (V(in_a)(s, seat) != V(in_a)(s, lead) && !(s->hands[seat] & out)
+                        && (s->hands[seat] & SUIT_MASK[s->trump]))
+                        ruff = 1;
+            if (ruff) continue;
+            int theirs = V(cashable)(s, partner);
+            if (theirs > sure) sure = theirs;
+            break;
+        }
+    }
+    return sure;
 }
 
 static int V(search)(SolverObject *s, int alpha, int beta);
