@@ -1,6 +1,6 @@
 """Human action latency while expert bots play at other tables (issue 11).
 
-    python bench/expert_load.py --human-tables 4 --expert-tables 0 4 --seconds 30 --runs 3
+    python -m bench.expert_load --human-tables 4 --expert-tables 0 4 --seconds 30 --runs 3
 
 Starts `python -m server` (memory store, `--bot-workers 1`, a short bot delay so that the expert tables
 keep deciding), opens `--expert-tables` tables where four `expert` bots play on and on (their decisions
@@ -18,19 +18,13 @@ import asyncio
 import os
 import random
 import statistics
-import sys
 import time
 import urllib.request
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from load import percentile, start_process, stop_process  # noqa: E402
-
-from server.bots import get_bot  # noqa: E402
-from server.client import ServerError, WhistClient  # noqa: E402
+from bench.helpers import percentile, python_module, start_process, stop_process
+from server.bots import get_bot
+from server.client import ServerError, WhistClient
 
 THINK = (0.3, 0.8)
 RANDOM = get_bot("random")
@@ -108,10 +102,10 @@ async def measure(url: str, http_url: str, humans: int, experts: int, seconds: f
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     server, http_url = start_process(
-        [sys.executable, "-m", "server", "--port", "0", "--bot-delay", str(args.bot_delay),
+        python_module("server", "--port", "0", "--bot-delay", str(args.bot_delay),
          "--bot-workers", "1",
          "--rate-limit", "100000", "--max-connections-per-address", "0", "--max-rooms-per-address", "0",
-         "--log-level", "warning"],
+         "--log-level", "warning"),
         "whist-server listening on",
     )
     url = http_url.replace("http://", "ws://") + "ws"
