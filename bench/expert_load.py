@@ -17,12 +17,11 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
 import time
 import urllib.request
 from typing import Any
 
-from bench.helpers import percentile, python_module, start_process, stop_process
+from bench.helpers import medians, percentile, python_module, start_process, stop_process
 from server.bots import get_bot
 from server.client import ServerError, WhistClient
 
@@ -127,16 +126,12 @@ def table(results: list[dict[str, Any]]) -> str:
     lines = ["| expert tables | human tables | runs | human actions | p50 ms | p99 ms | p99 of each run "
              "| expert decisions | load (1 min) |",
              "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
-    for experts in sorted({r["expert_tables"] for r in results}):
-        rows = [r for r in results if r["expert_tables"] == experts]
-
-        def med(key: str, rows: list[dict[str, Any]] = rows) -> float:
-            return statistics.median(r[key] for r in rows)
-
-        each = ", ".join(f"{r['p99_ms']:.1f}" for r in rows)
-        lines.append(f"| {experts} | {rows[0]['human_tables']} | {len(rows)} | {med('actions'):.0f} | "
-                     f"{med('p50_ms'):.2f} | {med('p99_ms'):.1f} | {each} | {med('expert_decisions'):.0f} | "
-                     f"{med('load'):.1f} |")
+    rows = medians(results, by=("expert_tables",), each_run={"p99_each_run": "p99_ms"})
+    for row in sorted(rows, key=lambda row: row["expert_tables"]):
+        each = ", ".join(f"{p99:.1f}" for p99 in row["p99_each_run"])
+        lines.append(f"| {row['expert_tables']} | {row['human_tables']} | {row['runs']} "
+                     f"| {row['actions']:.0f} | {row['p50_ms']:.2f} | {row['p99_ms']:.1f} | {each} "
+                     f"| {row['expert_decisions']:.0f} | {row['load']:.1f} |")
     return "\n".join(lines)
 
 
