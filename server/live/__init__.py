@@ -2,11 +2,11 @@
 changes (outbox, bot driver, grace timers, lobby), the room registry, and the requests (`Tables`)."""
 
 from .bots import BOT_SLOTS, BotDriver, BotScheduler
-from .change import CommittedChange, RoomListener
+from .change import CommittedChange
 from .lobby import Lobby
 from .outbox import Outbox, filter_for_recipient
 from .registry import RoomRegistry
-from .room import LiveRoom, Member
+from .room import LiveRoom, Member, RoomListener
 from .tables import Tables
 from .timers import GraceTimers
 

@@ -82,12 +82,13 @@ async def test_an_owner_whose_last_connection_left_hands_the_room_to_the_process
     # The host resumes through B first (no moment without a connection on the seat), then leaves A.
     host_again = Peer("Ann")
     await b.resume(host_again, room_id, token)
-    await eventually(lambda: bool(a.shared.remote.get(room_id, {}).get("B", (frozenset(), 0))[0] & {0}),
+    remote = a.shared.presence.remote
+    await eventually(lambda: bool(remote.get(room_id, {}).get("B", (frozenset(), 0))[0] & {0}),
                      what="A hears that B holds seat 0")
     await a.disconnect(host)
     await eventually(lambda: b.shared.owns(b.rooms[room_id]), what="B owns the room")
     assert not a.shared.owns(a.rooms[room_id])
-    assert room_id not in a.shared.subscribed, "A follows the room no more"
+    assert not a.shared.following.follows(room_id), "A follows the room no more"
     # Nobody went to a bot, and the game goes on through B alone.
     room = b.rooms[room_id]
     assert not any(facts.bot_playing(room.table, seat, time.monotonic()) for seat in range(4))
