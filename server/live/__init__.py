@@ -4,6 +4,7 @@ changes (outbox, bot driver, grace timers, lobby), the room registry, and the re
 from .bots import BOT_SLOTS, BotDriver, BotScheduler
 from .change import CommittedChange
 from .lobby import Lobby
+from .new_room import NewRoom, SessionSpan
 from .outbox import Outbox, filter_for_recipient
 from .registry import RoomRegistry
 from .room import LiveRoom, Member, RoomListener
@@ -12,5 +13,5 @@ from .timers import GraceTimers
 
 __all__ = [
     "BOT_SLOTS", "BotDriver", "BotScheduler", "CommittedChange", "GraceTimers", "LiveRoom", "Lobby", "Member",
-    "Outbox", "RoomListener", "RoomRegistry", "Tables", "filter_for_recipient",
+    "NewRoom", "Outbox", "RoomListener", "RoomRegistry", "SessionSpan", "Tables", "filter_for_recipient",
 ]

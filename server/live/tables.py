@@ -11,7 +11,6 @@ import time
 from dataclasses import dataclass, replace
 
 from ..coord import Coordination, memory_coordination, new_process_id
-from ..protocol import CreateRoom
 from ..store import Store
 from ..table import (
     Daily,
@@ -29,6 +28,7 @@ from ..table import (
 from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON
 from .lobby import Lobby
+from .new_room import NewRoom
 from .outbox import Outbox
 from .registry import RoomRegistry
 from .room import Command, LiveRoom, Member, RoomListener
@@ -167,7 +167,7 @@ class Tables:
 
     # ---------------------------------------------------------------- requests
 
-    async def create_room(self, member: Member, request: CreateRoom, daily: Daily | None = None,
+    async def create_room(self, member: Member, request: NewRoom, daily: Daily | None = None,
                           secret: str | None = None) -> JSON:
         """`create_room`: validate the options, store the room, seat the creator if asked."""
         seat = None if request.seat is None else 0 if request.seat == "any" else int(request.seat)

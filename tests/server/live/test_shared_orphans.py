@@ -14,8 +14,7 @@ import pytest
 from shared_peers import Peer, eventually
 
 from server.coord import MemoryHub, memory_coordination
-from server.live import LiveRoom, Tables
-from server.protocol import CreateRoom
+from server.live import LiveRoom, NewRoom, SessionSpan, Tables
 from server.store import MemoryStore
 
 LEASE_TTL = 0.3
@@ -39,9 +38,9 @@ async def three() -> AsyncIterator[tuple[Tables, Tables, Tables]]:
 async def bots_only_room(tables: Tables, deals: int = 2) -> str:
     """A started room of four bots, created through `tables` (its owner); the host, unseated, left."""
     host = Peer("Host")
-    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
-                         bot="random", grace_seconds=30.0,
-                         session={"deals": deals})  # type: ignore[arg-type]
+    request = NewRoom(ruleset="solo-whist", seat=None,
+                      bot="random", grace_seconds=30.0,
+                      session=SessionSpan(deals))
     room_id = str((await tables.create_room(host, request))["room_id"])
     await tables.start(host)
     await tables.leave(host)
