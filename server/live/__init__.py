@@ -1,5 +1,7 @@
 """The live table layer: rooms served by this process (`LiveRoom`), the listeners of their committed
-changes (outbox, bot driver, grace timers, lobby), the room registry, and the requests (`Tables`)."""
+changes (outbox, bot driver, grace timers, lobby; with several processes on one store, the pieces
+`SharedRooms` wires: ownership, following, presence, publishing, lobby pings, adoption), the room
+registry, and the requests (`Tables`, which take the layer's own `NewRoom`)."""
 
 from .bots import BOT_SLOTS, BotDriver, BotScheduler
 from .change import CommittedChange
