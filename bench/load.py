@@ -197,7 +197,7 @@ async def in_process_cost(store_url: str, rooms: int = 20, deals: int = 10) -> d
         peer = CountingPeer()
         request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
                              session={"deals": deals}, bot="random")  # type: ignore[arg-type]
-        await manager.create_room(peer, request)
+        await manager.create_room(peer, request.new_room())
         await manager.start(peer)
     live = list(manager.rooms.values())
     while any(not room.over for room in live) and time.perf_counter() - started < 120:

@@ -53,7 +53,7 @@ async def measure(url: str, rooms: int, deals: int, alone: bool = False) -> dict
         peer = CountingPeer()
         request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
                              session={"deals": deals}, bot="random")  # type: ignore[arg-type]
-        await manager.create_room(peer, request)
+        await manager.create_room(peer, request.new_room())
         await manager.start(peer)
     live = list(manager.rooms.values())
     started = time.monotonic()
