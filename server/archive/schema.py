@@ -7,7 +7,10 @@ so SQLAlchemy is used here only, through its async engines over the same two dri
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -15,7 +18,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from .urls import sqlalchemy_url
+from .urls import sqlalchemy_url, sqlite_path
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # Advisory lock held while PostgreSQL is upgraded, so that replicas starting together upgrade once.
@@ -40,19 +43,35 @@ def head_revision() -> str:
     return head
 
 
+# Alembic keeps the running migration in module globals (`alembic.context`, `alembic.op`): two
+# upgrades of one process must not interleave, whatever their databases. One lock per event loop.
+_IN_PROCESS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
 async def upgrade(url: str, revision: str = "head") -> None:
-    """Migrate the archive at `url` to `revision` (the newest by default)."""
-    engine = create_async_engine(sqlalchemy_url(url))
+    """Migrate the archive at `url` to `revision` (the newest by default). Several processes may call
+    it at once: PostgreSQL serialises them on an advisory lock, SQLite on its write lock, and each
+    one after the first finds the schema migrated already."""
+    lock = _IN_PROCESS.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+    engine = create_async_engine(sqlalchemy_url(url), connect_args=_connect_args(url))
     try:
-        async with engine.begin() as connection:
+        async with lock, engine.begin() as connection:
             await connection.run_sync(_upgrade, revision)
     finally:
         await engine.dispose()
 
 
+def _connect_args(url: str) -> dict[str, Any]:
+    # How long SQLite waits for another process's write lock (seconds).
+    return {"timeout": 30.0} if sqlite_path(url) is not None else {}
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
     if connection.dialect.name == "postgresql":
         connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({UPGRADE_LOCK[0]}, {UPGRADE_LOCK[1]})")
+    else:
+        # SQLite: hold the database's write lock from the first read of alembic_version to the commit.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
     command.upgrade(alembic_config(connection), revision)
 
 

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import random
 
 from server.archive import ArchivedSession, SeatEntry, player_hash
 from server.rules import Session
 
 
-def played_records(ruleset: str, deals: int, seed: int, house_rules: dict[str, object] | None = None
+def played_records(ruleset: str, deals: int, seed: int
                    ) -> tuple[list[dict[str, object]], tuple[int, int, int, int]]:
     """The deal records and final balances of a session of `deals` played deals."""
+    records, balances = _played(ruleset, deals, seed)
+    return copy.deepcopy(records), balances
+
+
+@functools.cache
+def _played(ruleset: str, deals: int, seed: int) -> tuple[list[dict[str, object]], tuple[int, int, int, int]]:
     rng = random.Random(seed)
-    session = Session(ruleset, f"secret-{seed}", house_rules, deals=deals)
+    session = Session(ruleset, f"secret-{seed}", deals=deals)
     while True:
         deal = session.deal
         while not deal.finished:

@@ -119,7 +119,8 @@ async def test_a_players_deals_link_to_their_session_and_number(archive: Archive
     session = finished("room-1", humans("ann", "bob") + bots("expert", "basic"), deals=4, seed=5)
     await archive.write_session(session)
     deals = await archive.player_deals(ANN)
-    assert [(d.room_id, d.number) for d in deals] == [("room-1", n) for n in reversed(range(len(session.deals)))]
+    numbers = reversed(range(len(session.deals)))
+    assert [(d.room_id, d.number) for d in deals] == [("room-1", n) for n in numbers]
     for listed in deals:
         entry = session.deals[listed.number]
         assert listed.points == entry.points[0] and listed.declarer == (0 in entry.declarers)

@@ -69,4 +69,5 @@ def test_a_played_session_keeps_every_record_in_order() -> None:
 
 def test_the_player_is_named_by_the_hash_of_the_key() -> None:
     assert player_hash("key") != "key" and len(player_hash("key")) == 64
-    assert SeatEntry.from_json(SeatEntry("human", "a", player_hash("key")).to_json()).player == player_hash("key")
+    seat = SeatEntry("human", "a", player_hash("key"))
+    assert SeatEntry.from_json(seat.to_json()).player == player_hash("key")
