@@ -24,7 +24,8 @@ def session_to_json(session: ArchivedSession) -> JSON:
         "session_id": session.session_id, "room_id": session.room_id, "ruleset": session.ruleset,
         "house_rules": session.house_rules, "options": session.options,
         "seats": [seat.to_json() for seat in session.seats], "balances": list(session.balances),
-        "started_at": session.started_at, "ended_at": session.ended_at, "records": session.records(),
+        "started_at": session.started_at, "ended_at": session.ended_at, "complete": session.complete,
+        "records": session.records(),
     }
 
 
@@ -36,7 +37,8 @@ def session_from_json(data: Mapping[str, Any]) -> ArchivedSession:
             session_id=str(data["session_id"]), room_id=str(data["room_id"]), ruleset=str(data["ruleset"]),
             house_rules=data.get("house_rules") or {}, options=data.get("options") or {},
             seats=[SeatEntry.from_json(seat) for seat in data["seats"]], balances=data["balances"],
-            started_at=float(data["started_at"]), ended_at=float(data["ended_at"]), records=data["records"])
+            started_at=float(data["started_at"]), ended_at=float(data["ended_at"]), records=data["records"],
+            complete=bool(data.get("complete", True)))
     except (KeyError, TypeError) as error:
         raise ValueError(f"not an archived session: {error!r}") from None
 

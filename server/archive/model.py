@@ -93,8 +93,10 @@ def _four(values: Sequence[Any]) -> tuple[int, int, int, int]:
 
 @dataclass(frozen=True, slots=True)
 class ArchivedSession:
-    """A finished session as the archive keeps it. `session_id` is what makes a write idempotent; a
-    live room plays one session, so the live server uses the room id."""
+    """A session as the archive keeps it once it has left the live store. `session_id` is what makes
+    a write idempotent; a live room plays one session, so the live server uses the room id.
+    `complete` is False for a session stopped before its end condition (the host ended it, or no
+    human came back in time): it keeps its finished deals and is never rated."""
 
     session_id: str
     room_id: str
@@ -106,17 +108,20 @@ class ArchivedSession:
     started_at: float
     ended_at: float
     deals: tuple[DealEntry, ...] = ()
+    complete: bool = True
 
     @classmethod
     def build(cls, *, session_id: str, room_id: str, ruleset: str, house_rules: Mapping[str, Any],
               options: Mapping[str, Any], seats: Sequence[SeatEntry], balances: Sequence[int],
-              started_at: float, ended_at: float, records: Sequence[Mapping[str, Any]]) -> ArchivedSession:
+              started_at: float, ended_at: float, records: Sequence[Mapping[str, Any]],
+              complete: bool = True) -> ArchivedSession:
         """A session from its deal records (each replayed for its columns)."""
         if len(seats) != 4:
             raise ValueError("a session has four seats")
         return cls(session_id, room_id, ruleset, dict(house_rules), dict(options),
                    (seats[0], seats[1], seats[2], seats[3]), _four(balances), float(started_at),
-                   float(ended_at), tuple(DealEntry.from_record(n, r) for n, r in enumerate(records)))
+                   float(ended_at), tuple(DealEntry.from_record(n, r) for n, r in enumerate(records)),
+                   bool(complete))
 
     @property
     def played_deals(self) -> int:

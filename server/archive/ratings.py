@@ -48,9 +48,10 @@ def seat_entities(session: ArchivedSession) -> list[Entity | None]:
 
 
 def is_rated(session: ArchivedSession) -> bool:
-    """Whether the session moves ratings: enough played deals and at least one human with a player
-    key. A bots-only session moves nothing, not even the bots' ratings (docs/ratings.md says why)."""
-    return session.played_deals >= MIN_RATED_DEALS and any(
+    """Whether the session moves ratings: played to its end, enough played deals, and at least one
+    human with a player key. A bots-only session moves nothing, not even the bots' ratings
+    (docs/ratings.md says why)."""
+    return session.complete and session.played_deals >= MIN_RATED_DEALS and any(
         entity is not None and entity[0] == "player" for entity in seat_entities(session))
 
 

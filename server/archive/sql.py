@@ -49,8 +49,8 @@ class Tx:
 
 _INSERT_SESSION = """
 INSERT INTO sessions (session_id, room_id, ruleset, house_rules, options, seat_names, balances,
-                      started_at, ended_at, deal_count, played_deals, archived_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                      started_at, ended_at, deal_count, played_deals, complete, archived_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 ON CONFLICT (session_id) DO NOTHING
 RETURNING session_id"""
 _INSERT_SEAT = """
@@ -97,7 +97,8 @@ class SqlArchive(Archive):
                 _INSERT_SESSION, session.session_id, session.room_id, session.ruleset,
                 _dumps(session.house_rules), _dumps(session.options),
                 _dumps([seat.name for seat in session.seats]), _dumps(list(session.balances)),
-                session.started_at, session.ended_at, len(session.deals), session.played_deals, time.time())
+                session.started_at, session.ended_at, len(session.deals), session.played_deals,
+                session.complete, time.time())
             if not inserted:
                 return False
             await tx.execute_many(_INSERT_SEAT, [
@@ -178,7 +179,8 @@ class SqlArchive(Archive):
             session_id=str(session_id), room_id=str(row["room_id"]), ruleset=str(row["ruleset"]),
             house_rules=json.loads(row["house_rules"]), options=json.loads(row["options"]),
             seats=(seats[0], seats[1], seats[2], seats[3]), balances=_four(balances),
-            started_at=float(row["started_at"]), ended_at=float(row["ended_at"]), deals=tuple(deals))
+            started_at=float(row["started_at"]), ended_at=float(row["ended_at"]), deals=tuple(deals),
+            complete=bool(row["complete"]))
 
     async def player_history(self, player: str, limit: int = 50) -> PlayerHistory:
         """See `Archive.player_history`."""

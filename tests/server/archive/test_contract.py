@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 from archive_sessions import bots, finished, humans
 from openskill.models import PlackettLuce
@@ -185,3 +186,12 @@ async def test_an_anonymous_human_is_in_the_session_but_not_rated(archive: Archi
 
 async def test_the_archive_answers_a_ping(archive: Archive) -> None:
     assert await archive.ping()
+
+
+async def test_a_session_stopped_early_is_kept_but_not_rated(archive: Archive) -> None:
+    stopped = replace(finished("room-1", humans("ann", "bob") + bots("expert", "basic"), deals=5),
+                      complete=False)
+    assert await archive.write_session(stopped)
+    assert await archive.read_session("room-1") == stopped
+    assert await archive.leaderboard("solo-whist") == []
+    assert [s.session_id for s in (await archive.player_history(ANN)).sessions] == ["room-1"]

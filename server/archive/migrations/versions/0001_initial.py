@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("ended_at", sa.Double, nullable=False),
         sa.Column("deal_count", sa.Integer, nullable=False),
         sa.Column("played_deals", sa.Integer, nullable=False),
+        sa.Column("complete", sa.Boolean, nullable=False),  # False: left before its end, never rated
         sa.Column("archived_at", sa.Double, nullable=False),
     )
     op.create_index("sessions_room", "sessions", ["room_id"])
