@@ -6,6 +6,7 @@ import asyncio
 import json
 from dataclasses import replace
 
+import pytest
 from archive_sessions import bots, finished, humans
 from openskill.models import PlackettLuce
 
@@ -195,3 +196,15 @@ async def test_a_session_stopped_early_is_kept_but_not_rated(archive: Archive) -
     assert await archive.read_session("room-1") == stopped
     assert await archive.leaderboard("solo-whist") == []
     assert [s.session_id for s in (await archive.player_history(ANN)).sessions] == ["room-1"]
+
+
+async def test_a_write_that_fails_half_way_leaves_nothing_and_can_be_done_again(archive: Archive) -> None:
+    session = finished("room-1", humans("ann", "bob") + bots("expert", "basic"), deals=4)
+    # The same deal twice: the deals' insert fails after the session's row went in.
+    broken = replace(session, deals=(session.deals[0], session.deals[0]))
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
+        await archive.write_session(broken)
+    assert await archive.read_session("room-1") is None
+    assert await archive.leaderboard("solo-whist") == []
+    assert await archive.write_session(session)
+    assert await archive.read_session("room-1") == session
