@@ -34,6 +34,10 @@ class Archive(ABC):
         return [record for session in await self.room_sessions(room_id) for record in session.records()]
 
     @abstractmethod
+    async def deal_record(self, session_id: str, number: int) -> JSON | None:
+        """One deal's record (a deal's link: session and 0-based number), or None."""
+
+    @abstractmethod
     async def player_history(self, player: str, limit: int = 50) -> PlayerHistory:
         """A player's (hashed key's) last `limit` sessions, statistics over all of them, and ratings."""
 

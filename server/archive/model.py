@@ -156,6 +156,11 @@ class Rating:
         """The conservative estimate boards rank by."""
         return self.mu - 3 * self.sigma
 
+    def public(self) -> JSON:
+        """The rating as anyone may see it: a bot's level, never a player's hashed key."""
+        return {"kind": self.kind, "name": self.name, "bot": self.ident if self.kind == "bot" else None,
+                "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal, "sessions": self.sessions}
+
 
 @dataclass(frozen=True, slots=True)
 class PlayedSession:
@@ -205,3 +210,18 @@ class PlayerHistory:
     average_points: float | None  # per deal counted in `deals`; None without any
     contracts: Mapping[str, ContractStats] = field(default_factory=dict)  # contract kind -> stats
     ratings: Mapping[str, Rating] = field(default_factory=dict)  # ruleset -> rating
+
+    def public(self) -> JSON:
+        """The history as its player sees it (JSON): no player key, theirs or anyone's."""
+        return {
+            "sessions": [
+                {"session_id": s.session_id, "room_id": s.room_id, "ruleset": s.ruleset, "seat": s.seat,
+                 "names": list(s.names), "balance": s.balance, "rank": s.rank, "deals": s.deals,
+                 "started_at": s.started_at, "ended_at": s.ended_at}
+                for s in self.sessions],
+            "statistics": {
+                "deals": self.deals, "average_points": self.average_points,
+                "contracts": {kind: {"declared": stats.declared, "made": stats.made}
+                              for kind, stats in self.contracts.items()}},
+            "ratings": {ruleset: rating.public() for ruleset, rating in self.ratings.items()},
+        }

@@ -17,6 +17,7 @@ from typing import Any
 
 from .base import Archive
 from .model import (
+    JSON,
     ArchivedSession,
     ContractStats,
     DealEntry,
@@ -181,6 +182,12 @@ class SqlArchive(Archive):
             seats=(seats[0], seats[1], seats[2], seats[3]), balances=_four(balances),
             started_at=float(row["started_at"]), ended_at=float(row["ended_at"]), deals=tuple(deals),
             complete=bool(row["complete"]))
+
+    async def deal_record(self, session_id: str, number: int) -> JSON | None:
+        """See `Archive.deal_record`."""
+        rows = await self._fetch("SELECT record FROM deals WHERE session_id = $1 AND number = $2",
+                                 session_id, number)
+        return dict(json.loads(rows[0]["record"])) if rows else None
 
     async def player_history(self, player: str, limit: int = 50) -> PlayerHistory:
         """See `Archive.player_history`."""

@@ -208,3 +208,20 @@ async def test_a_write_that_fails_half_way_leaves_nothing_and_can_be_done_again(
     assert await archive.leaderboard("solo-whist") == []
     assert await archive.write_session(session)
     assert await archive.read_session("room-1") == session
+
+
+async def test_a_deal_is_read_alone_by_its_link(archive: Archive) -> None:
+    session = finished("room-1", humans("ann", "bob") + bots("expert", "basic"), deals=4)
+    await archive.write_session(session)
+    assert await archive.deal_record("room-1", 2) == session.deals[2].record
+    assert await archive.deal_record("room-1", 99) is None
+    assert await archive.deal_record("nowhere", 0) is None
+
+
+async def test_the_public_forms_name_no_player_key(archive: Archive) -> None:
+    await archive.write_session(finished("room-1", humans("ann", "bob") + bots("expert", "basic"), seed=8))
+    shown = json.dumps([rating.public() for rating in await archive.leaderboard("solo-whist")])
+    shown += json.dumps((await archive.player_history(ANN)).public())
+    assert '"bot": "expert"' in shown and '"name": "ann"' in shown
+    for name in ("ann", "bob"):
+        assert player_hash(f"key-{name}") not in shown and f"key-{name}" not in shown
