@@ -19,6 +19,7 @@ from .model import (
 )
 from .ratings import MIN_RATED_DEALS
 from .urls import default_url, is_postgres, sqlite_path
+from .writer import ArchiveWriter, WriterStats
 
 
 async def open_archive(url: str | None = None, *, upgrade: bool = True) -> Archive:
@@ -44,6 +45,7 @@ async def open_archive(url: str | None = None, *, upgrade: bool = True) -> Archi
 
 
 __all__ = [
-    "MIN_RATED_DEALS", "Archive", "ArchivedSession", "ContractStats", "DealEntry", "PlayedDeal",
-    "PlayedSession", "PlayerHistory", "Rating", "SeatEntry", "default_url", "open_archive", "player_hash",
+    "MIN_RATED_DEALS", "Archive", "ArchiveWriter", "ArchivedSession", "ContractStats", "DealEntry",
+    "PlayedDeal", "PlayedSession", "PlayerHistory", "Rating", "SeatEntry", "WriterStats", "default_url",
+    "open_archive", "player_hash",
 ]

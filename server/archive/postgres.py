@@ -43,10 +43,10 @@ class PostgresArchive(SqlArchive):
         self.pool = pool
 
     @classmethod
-    async def connect(cls, dsn: str, max_connections: int = 4) -> PostgresArchive:
-        """A pool of up to `max_connections` connections (the schema must be there: see
-        server/archive/migrations.py)."""
-        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max_connections)
+    async def connect(cls, dsn: str, max_connections: int = 4, timeout: float = 5.0) -> PostgresArchive:
+        """A pool of up to `max_connections` connections, each given `timeout` seconds to connect
+        (the schema must be there: see server/archive/schema.py)."""
+        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max_connections, timeout=timeout)
         return cls(pool)
 
     @asynccontextmanager

@@ -49,7 +49,7 @@ class SqliteArchive(SqlArchive):
 
     @classmethod
     async def connect(cls, path: str) -> SqliteArchive:
-        """Open the file (the schema must be there: see server/archive/migrations.py)."""
+        """Open the file (the schema must be there: see server/archive/schema.py)."""
         connection = await aiosqlite.connect(path, isolation_level=None)
         connection.row_factory = aiosqlite.Row
         await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
