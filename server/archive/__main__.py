@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 from . import open_archive
 from .exchange import export_all, export_room, import_sessions
 from .schema import current_revision, upgrade
-from .urls import default_url
+from .urls import default_url, sqlite_path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,6 +51,9 @@ async def _run(args: argparse.Namespace) -> str:
         return json.dumps({"revision": await current_revision(url)})
     if args.command == "revision":
         return json.dumps({"revision": await current_revision(url)})
+    path = sqlite_path(url)
+    if args.command == "export" and path is not None and not os.path.exists(path):
+        raise ValueError(f"no archive at {path}")
     archive = await open_archive(url)
     try:
         if args.command == "export":

@@ -104,3 +104,10 @@ def test_a_tampered_file_is_refused_whole(archive_url: str, tmp_path: Path) -> N
     assert json.loads(listed.stdout)["sessions"] == []
     path.write_text('{"format": "something else"}')
     assert "not a whist-archive file" in archive_command("import", "--url", archive_url, str(path)).stderr
+
+
+def test_exporting_from_a_missing_file_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "archive.sqlite3"
+    done = archive_command("export", "--url", f"sqlite:///{missing}", "--all")
+    assert done.returncode == 1 and "no archive" in done.stderr
+    assert not missing.parent.exists()
