@@ -76,6 +76,11 @@ class SessionLength(_Message):
 SeatChoice = Annotated[int, Field(ge=0, le=3, strict=True)]
 
 
+#: The turn clock of a listed room (strangers) when `create_room` does not say: long enough to think
+#: about a call, short enough that an absent player does not hold three others for long.
+DEFAULT_TURN_SECONDS = 60.0
+
+
 class CreateRoom(_Request):
     """Create a room; the creator is its host and may sit at once."""
 
@@ -88,12 +93,17 @@ class CreateRoom(_Request):
     name: Annotated[str, Field(min_length=1, max_length=48)] | None = None
     seat: SeatChoice | Literal["any"] | None = "any"
     grace_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
+    # The turn clock: seconds a human has for each action (0: no clock). Unset: the default of the
+    # room's kind (`DEFAULT_TURN_SECONDS` for a listed room, none for a private one).
+    turn_seconds: Annotated[float, Field(ge=0, le=600)] | None = None
 
     def new_room(self) -> NewRoom:
         """The live layer's own request for this message."""
         span = SessionSpan(self.session.deals, self.session.target)
+        turn = self.turn_seconds if self.turn_seconds is not None else (
+            DEFAULT_TURN_SECONDS if self.listed else 0.0)
         return NewRoom(self.ruleset, dict(self.house_rules), span, self.listed, self.bot, self.name,
-                       self.seat, self.grace_seconds)
+                       self.seat, self.grace_seconds, turn)
 
 
 class Join(_Request):

@@ -243,7 +243,7 @@ class BotDriver(RoomListener):
 
         def move(current: Table) -> Outcome | None:
             # The table may have moved on meanwhile (the player came back, a conflict reloaded it).
-            return play.act(current, work, action) if still(current, table.version) else None
+            return play.act(current, work, action, by_bot=True) if still(current, table.version) else None
 
         outcome = await room.apply(move, human=False)
         if self.observer is not None:

@@ -29,3 +29,4 @@ class NewRoom:
     name: str | None = None
     seat: int | Literal["any"] | None = "any"
     grace_seconds: float = 30.0
+    turn_seconds: float = 0.0  # the turn clock (0: none); the edge applies the documented defaults

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ..rules import Session
 from ..store import Store, StoredRoom, VersionConflictError
-from ..table import Outcome, Table, advance, errors, facts, from_stored, presence, to_stored
+from ..table import Outcome, Table, advance, clock, errors, facts, from_stored, presence, to_stored
 from .change import JSON, CommittedChange
 
 log = logging.getLogger("whist.rooms")
@@ -108,8 +108,10 @@ class LiveRoom:
     """One table served by this process."""
 
     def __init__(self, table: Table, store: Store, listeners: Sequence[RoomListener],
-                 human_gate: Callable[[], contextlib.AbstractContextManager[None]] | None = None) -> None:
+                 human_gate: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
+                 wall_clock: Callable[[], float] = time.time) -> None:
         self.table = table
+        self.wall_clock = wall_clock  # Unix seconds: the turn clock's deadlines, the same on every process
         self.store = store
         self.listeners = tuple(listeners)
         self.members: dict[Member, str | None] = {}  # connection -> participant (None: spectator)
@@ -185,6 +187,9 @@ class LiveRoom:
             return None
         table = outcome.table
         if outcome.stored:
+            # The turn clock follows the turn: kept for the same turn, started for a new one (stored, so
+            # every process and a reload read the same deadline).
+            table = clock.rearm(table, self.wall_clock())
             table = replace(table, version=await self._write(table, outcome.entries))
         self.table = table
         change = CommittedChange(self.room_id, table.version, tuple(outcome.events), tuple(outcome.entries),

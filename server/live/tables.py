@@ -35,6 +35,7 @@ from .room import Command, LiveRoom, Member, RoomListener
 from .seat_claims import SeatClaims
 from .shared import SharedRooms
 from .timers import GraceTimers
+from .turn_clock import TurnClocks
 
 log = logging.getLogger("whist.rooms")
 
@@ -90,8 +91,9 @@ class Tables:
         self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers, owner)
         self.timers = GraceTimers(owner)
         self.claims = SeatClaims(self)
-        for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.lobby, self.bots,
-                         self.claims, *self.shared.listeners):
+        self.clocks = TurnClocks(owner)
+        for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.clocks, self.lobby,
+                         self.bots, self.claims, *self.shared.listeners):
             self.registry.listen(listener)
         self.members: dict[Member, Membership] = {}
         self._resuming: set[Member] = set()  # connections whose `resume` is under way
@@ -184,7 +186,8 @@ class Tables:
             new_room_id(), token=secrets.token_urlsafe(32), player=member.name, ruleset=request.ruleset,
             house_rules=request.house_rules, bot=request.bot, name=request.name, seat=seat,
             deals=request.session.deals, target=request.session.target, grace_seconds=request.grace_seconds,
-            listed=request.listed, now=time.time(), daily=daily, secret=secret)
+            listed=request.listed, now=time.time(), daily=daily, secret=secret,
+            turn_seconds=request.turn_seconds)
         table = outcome.table
         try:
             version = await self.store.save(table.room_id, to_stored(table), 0, outcome.entries,
