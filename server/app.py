@@ -29,7 +29,7 @@ from .protocol import ProtocolError, RequestId
 from .replay_service import replay_answer
 from .rules import ruleset_names
 from .store import Store
-from .table import Table, TableError, errors, facts
+from .table import Table, TableError, chat, errors, facts
 
 log = logging.getLogger("whist.app")
 
@@ -69,6 +69,7 @@ ERROR_CODES: dict[type[TableError], str] = {
     errors.StoreUnavailable: "store_unavailable", errors.MalformedChat: "malformed_chat",
     errors.SessionNotOver: "session_not_over", errors.ChatEmpty: "chat_empty",
     errors.ChatTooLong: "chat_too_long", errors.ChatMuted: "chat_muted",
+    errors.ChatRateLimited: "rate_limited",
 }
 
 
@@ -320,7 +321,7 @@ class WhistServer:
                 # its socket with the room named, for the balancer's room affinity: docs/scaling.md).
                 return {"name": conn.name, "server": SERVER_NAME, "rulesets": ruleset_names(),
                         "ruleset_info": ruleset_info(), "bots": bot_names(),
-                        "protocol": protocol.PROTOCOL_VERSION,
+                        "protocol": protocol.PROTOCOL_VERSION, "chat_phrases": list(chat.PHRASES),
                         **({"replica": self.replica_id} if self.replica_id else {})}
             case protocol.Ping():
                 return {}
@@ -352,6 +353,12 @@ class WhistServer:
                 return await tables.end(conn)
             case protocol.GetRecords():
                 return await tables.records(conn)
+            case protocol.Chat(text=text, phrase=phrase):
+                return await tables.say(conn, text, phrase)
+            case protocol.MuteChat(seat=seat, muted=muted):
+                return await tables.mute_chat(conn, seat, muted)
+            case protocol.PlayAgain():
+                return await tables.play_again(conn)
             case protocol.GetState():
                 tables.send_state(conn)
                 return {}

@@ -230,9 +230,33 @@ class Replay(_Request):
     record: dict[str, Any]
 
 
+class Chat(_Request):
+    """A line to the room's chat: free `text` (at most 200 characters once trimmed) or a quick
+    `phrase` (one of `hello`'s `chat_phrases`, which every client shows in its own language)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(max_length=2000)] | None = None  # checked again once trimmed and cleaned
+    phrase: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+
+
+class MuteChat(_Request):
+    """Host: mute (or unmute) a seat's chat for everyone."""
+
+    type: Literal["mute_chat"]
+    seat: SeatChoice
+    muted: bool = True
+
+
+class PlayAgain(_Request):
+    """A seated player asks for a new session at the same table once the session is over."""
+
+    type: Literal["play_again"]
+
+
 Request = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | DailyDealResults | Leaderboard | Replay,
+    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | DailyDealResults | Leaderboard | Replay
+    | Chat | MuteChat | PlayAgain,
     Field(discriminator="type"),
 ]
 # The request models, read from the union above (the one place they are listed).
@@ -360,14 +384,48 @@ class Lobby(_Message):
     rooms: list[LobbyEntry]
 
 
-ServerMessage = Annotated[Ok | Error | State | Events | Lobby, Field(discriminator="type")]
-SERVER_MODELS: tuple[type[_Message], ...] = get_args(get_args(ServerMessage)[0])
-# Every message, either way: the request union and the server union, discriminated on `type`.
-Message = Annotated[Request | ServerMessage, Field(discriminator="type")]
+class ChatFrom(_Message):
+    """Who said a chat line: their seat (None: a spectator) and name."""
 
+    seat: int | None
+    name: str
+
+
+class ChatLine(_Message):
+    """One chat line: text, or a quick phrase's key; `at` in Unix seconds."""
+
+    from_: ChatFrom = Field(alias="from")
+    text: str | None = None
+    phrase: str | None = None
+    at: float
+
+
+class ChatPush(_Message):
+    """Push: chat lines of the room (one line as it is said; the kept ones on entering a room)."""
+
+    type: Literal["chat"]
+    room_id: str
+    lines: list[ChatLine]
+
+
+ServerMessage = Annotated[Ok | Error | State | Events | Lobby | ChatPush, Field(discriminator="type")]
+SERVER_MODELS: tuple[type[_Message], ...] = get_args(get_args(ServerMessage)[0])
 REQUEST_ADAPTER: TypeAdapter[Request] = TypeAdapter(Request)
 SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
-MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+class _EitherWay:
+    """Validates a message of either direction. One `type` may name a request and a push (`chat`:
+    the line a client sends, the lines the room gets): a request is the one that carries an `id`."""
+
+    def validate_python(self, data: Any) -> Request | ServerMessage:
+        """The request or server message `data` is; pydantic's ValidationError otherwise."""
+        if isinstance(data, dict) and "id" in data and data.get("type") in REQUEST_TYPES:
+            return REQUEST_ADAPTER.validate_python(data)
+        return SERVER_ADAPTER.validate_python(data)
+
+
+MESSAGE_ADAPTER = _EitherWay()
 
 class HouseRuleInfo(_Message):
     """One house rule as `hello` describes it (the lobby's create-room form shows these)."""

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from ..coord import Change, Fanout
 from .background import Background
-from .change import CommittedChange
+from .change import JSON, CommittedChange
 from .presence import RemotePresence, here
 from .publisher import RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS
 from .publishing import Publishing
@@ -35,8 +35,10 @@ class Following(RoomListener):
     """The rooms this process follows, its receive queue and its catch-up retries."""
 
     def __init__(self, fanout: Fanout, held: Callable[[str], LiveRoom | None], presence: RemotePresence,
-                 publishing: Publishing, claim_released: Claim, background: Background) -> None:
+                 publishing: Publishing, claim_released: Claim, background: Background,
+                 heard_chat: Callable[[LiveRoom, JSON], None]) -> None:
         self.fanout = fanout
+        self.heard_chat = heard_chat  # a chat line said through another process (its own message kind)
         self.held = held  # the room registry's lookup of rooms held here
         self.presence = presence
         self.publishing = publishing
@@ -139,6 +141,9 @@ class Following(RoomListener):
             return
         if "subscribed" in data:
             self.publishing.answer_newcomer(room)
+            return
+        if "chat" in data:
+            self.heard_chat(room, data["chat"])
             return
         change = CommittedChange.from_json(data["change"])
         async with room.lock:

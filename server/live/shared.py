@@ -10,6 +10,8 @@ through the room's hooks (`owned`, `disowned`, `away`, `loaded`...) and the smal
 - `Publishing` (`publishing.py`): what to tell the others; `Publisher` sends it, in order.
 - `LobbyPings` (`lobby_pings.py`): a lobby line changed here, or elsewhere.
 - `Adoption` (`adoption.py`): the owner book and the rooms whose owner died.
+- Chat lines said here go out on the room's channel as their own message kind (`publish_chat`), and
+  `Following` hands those heard to the chat (`heard_chat`): never a change of the room.
 
 This module only builds them (the one place they are wired), starts and stops them, and says what a
 connection entering or leaving a room means for them. With the in-memory twins (`memory_coordination`,
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from ..coord import Coordination
 from .adoption import Adoption
 from .background import Background
+from .change import JSON
 from .following import Following
 from .lobby_pings import LobbyPings
 from .ownership import Ownership
@@ -37,7 +40,8 @@ class SharedRooms(RoomListener):
     """The wiring of one process's rooms to the others (see the module docstring); as a listener, it
     claims each room loaded from the store."""
 
-    def __init__(self, coord: Coordination, rooms: RoomRegistry, lobby_changed: Callable[[], None]) -> None:
+    def __init__(self, coord: Coordination, rooms: RoomRegistry, lobby_changed: Callable[[], None],
+                 heard_chat: Callable[[LiveRoom, JSON], None]) -> None:
         self.coord = coord
         self.background = Background()
         held = rooms.held
@@ -49,7 +53,7 @@ class SharedRooms(RoomListener):
         self.ownership = Ownership(process, coord.leases, held, self.presence, self.publishing,
                                    self.background)
         self.following = Following(coord.fanout, held, self.presence, self.publishing,
-                                   self.ownership.claim_released, self.background)
+                                   self.ownership.claim_released, self.background, heard_chat)
         self.adoption = Adoption(process, coord.owners, coord.registry, rooms, self.ownership,
                                  self.background)
         self._started = False
@@ -134,6 +138,11 @@ class SharedRooms(RoomListener):
             return
         if await self.following.unfollow(room) and room.over:
             self.ownership.unwant(room)
+
+    def publish_chat(self, room: LiveRoom, line: JSON) -> None:
+        """Hand a chat line said here to the other processes following the room (none: nothing sent)."""
+        if self._started and not self.coord.fanout.alone(room.room_id):
+            self.publisher.send(room.room_id, {"chat": line})
 
     def lobby_changed(self) -> None:
         """Tell every process that a lobby line changed (they push the lobby to their subscribers)."""

@@ -17,6 +17,7 @@ from ..table import (
     Outcome,
     Table,
     TableError,
+    chat,
     deal_records,
     errors,
     facts,
@@ -27,6 +28,7 @@ from ..table import (
 )
 from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON
+from .chat import RoomChat
 from .lobby import Lobby
 from .new_room import NewRoom
 from .outbox import Outbox
@@ -86,7 +88,8 @@ class Tables:
         # practice (a long stall of the event loop must not hand its rooms to nobody for a moment).
         if coordination is None:
             coordination = memory_coordination(new_process_id(), lease_ttl=ALONE_LEASE_SECONDS)
-        self.shared = SharedRooms(coordination, self.registry, self.lobby.changed)
+        self.shared = SharedRooms(coordination, self.registry, self.lobby.changed, self._heard_chat)
+        self.chat = RoomChat(store, self.shared.publish_chat)
         owner = self.shared.ownership  # the bots and timers run where the room is owned
         self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers, owner)
         self.timers = GraceTimers(owner)
@@ -160,6 +163,7 @@ class Tables:
         outcome = await room.admit(member, participant)
         if outcome is not None and outcome.events:
             log.info("player returned", extra={"fields": {"room": room.room_id, "events": outcome.events}})
+        await self.chat.replay(room, member, participant)
 
     async def depart(self, member: Member) -> None:
         """The connection leaves its room (or drops); its seat, if any, starts the grace period."""
@@ -174,6 +178,7 @@ class Tables:
     async def disconnect(self, member: Member) -> None:
         """The connection closed."""
         self.lobby.subscribers.discard(member)
+        self.chat.forget(member)
         await self.depart(member)
 
     # ---------------------------------------------------------------- requests
@@ -340,6 +345,27 @@ class Tables:
                 raise errors.StoreUnavailable("the store does not answer: retry") from None
         table = room.table
         return {"room_id": room.room_id, "records": deal_records(table.session, table.hints)}
+
+    async def say(self, member: Member, text: str | None, phrase: str | None) -> JSON:
+        """`chat`: a line (free text or a quick phrase) to the room, on its own channel."""
+        here = self.current(member)
+        return await self.chat.say(here.room, member, here.participant, text, phrase)
+
+    async def mute_chat(self, member: Member, seat: int, muted: bool) -> JSON:
+        """`mute_chat` (host): mute or unmute a seat's chat for everyone."""
+        here = self.current(member)
+        return await self._answer(here.room,
+                                  lambda table: chat.mute_seat(table, here.participant, seat, muted))
+
+    async def play_again(self, member: Member) -> JSON:
+        """`play_again`: a seated player asks for a new session at this table; it starts once every
+        seated human has asked."""
+        here = self.current(member)
+        secret = secrets.token_hex(16)
+        return await self._answer(here.room, lambda table: play.play_again(table, here.participant, secret))
+
+    def _heard_chat(self, room: LiveRoom, line: JSON) -> None:
+        self.chat.heard(room, line)
 
     def send_state(self, member: Member) -> None:
         """`get_state`: a fresh `state` push to the connection."""

@@ -124,6 +124,10 @@ class ChatTooLong(TableError):
     """A chat line longer than the limit."""
 
 
+class ChatRateLimited(TableError):
+    """Too many chat lines from one connection in a short time."""
+
+
 class ChatMuted(TableError):
     """The host muted this seat's chat."""
 
