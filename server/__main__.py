@@ -19,11 +19,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .app import WhistServer
 from .coord import new_process_id, open_coordination
 from .gc_policy import DEFAULT_FULL_INTERVAL, scheduled_full_passes
 from .http import DEFAULT_STATIC_DIR, parse_networks
 from .limits import Limits
+from .server import WhistServer
 from .store import open_store
 
 

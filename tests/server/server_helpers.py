@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from server.app import WhistServer
 from server.bots import get_bot
 from server.client import WhistClient
+from server.server import WhistServer
 
 ROOT = Path(__file__).resolve().parents[2]
 Connect = Callable[..., Awaitable[WhistClient]]

@@ -13,8 +13,9 @@ from server_helpers import Connect, LiveServer
 from websockets.asyncio.client import connect as connect_raw
 from websockets.exceptions import ConnectionClosed
 
-from server.app import MAX_STRIKES, Limits
 from server.client import WhistClient
+from server.connection import MAX_STRIKES
+from server.limits import Limits
 
 
 async def started_table(connect: Connect) -> list[WhistClient]:

@@ -19,10 +19,10 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 
 from server.__main__ import limits_from, parse_args
-from server.app import WhistServer
 from server.client import ServerError, WhistClient
 from server.http import UNIX_PEER, client_address, parse_networks
 from server.limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, Limits
+from server.server import WhistServer
 from server.store import MemoryStore
 
 StartServer = Callable[..., Awaitable[LiveServer]]

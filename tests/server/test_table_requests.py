@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from server_helpers import Connect, LiveServer, random_choice
 
-from server.app import Limits
 from server.client import ServerError, WhistClient
+from server.limits import Limits
 from server.protocol import ruleset_info
 from server.rules import get_ruleset, ruleset_names
 

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from server.app import Limits, WhistServer
 from server.client import ServerError, WhistClient
 from server.coord import redis_coordination
+from server.limits import Limits
+from server.server import WhistServer
 from server.store.redis import RedisStore
 
 
