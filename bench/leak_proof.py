@@ -46,9 +46,9 @@ from leak_check import DealKey, hidden_card_leaks  # noqa: E402
 from server.bots import get_bot  # noqa: E402
 from server.client import ServerError, WhistClient  # noqa: E402
 from server.coord import Coordination, new_process_id, redis_coordination  # noqa: E402
-from server.limits import Limits  # noqa: E402
 from server.rules import get_ruleset, ruleset_names  # noqa: E402
 from server.server import WhistServer  # noqa: E402
+from server.settings import Limits  # noqa: E402
 from server.store import MemoryStore, Store  # noqa: E402
 from server.store.redis import RedisStore  # noqa: E402
 from server.table import facts  # noqa: E402

@@ -14,25 +14,14 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from . import protocol
-from .limits import AddressWindow, Limits
+from .limits import AddressWindow
 from .metrics import Metrics
 from .protocol import ProtocolError, RequestId
+from .settings import Limits
 
 log = logging.getLogger("whist.app")
 
-# Protocol-level errors (bad frames, flooding) within STRIKE_WINDOW seconds that close the connection
-# with 1008. A window rather than "in a row": a flooder's messages that slip through as the bucket
-# refills must not wipe the slate.
-MAX_STRIKES = 30
-STRIKE_WINDOW = 10.0
-OUTBOX_LIMIT = 5000
-# A frame is written at once while the connection's write buffer holds less than this (websockets' own
-# high-water mark); past it frames wait in the outbox, sent one by one as the client reads.
-DIRECT_WRITE_LIMIT = 32 * 1024
-# New rooms one connection may open (create_room, daily) per NEW_ROOM_WINDOW seconds: every room is
-# kept (a waiting one in memory and in the lobby), so one client must not make thousands.
-MAX_NEW_ROOMS = 10
-NEW_ROOM_WINDOW = 60.0
+# The errors that count as strikes (`Limits.max_strikes`).
 ABUSE_CODES = frozenset(
     ("bad_json", "bad_msgpack", "unknown_type", "invalid_message", "frame_too_large", "rate_limited")
 )
@@ -78,7 +67,7 @@ class Connection:
         """Queue a message in the connection's current encoding (the last one the client used)."""
         if self.closing:
             return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
+        if self.outbox.qsize() >= self.app.limits.queued_frames:
             # A client that reads nothing must not hold the server's memory.
             self.app.metrics.limit_refusals.labels("not_reading").inc()
             self.close(1008, "not reading: too many messages waiting")
@@ -88,7 +77,7 @@ class Connection:
         frame = protocol.encode_frame(message, self.binary)
         transport = self.websocket.transport
         if (self.outbox.empty() and transport is not None
-                and transport.get_write_buffer_size() < DIRECT_WRITE_LIMIT):
+                and transport.get_write_buffer_size() < self.app.limits.direct_write_bytes):
             # Nothing waits before it and the socket takes data: write it now, in order, without a
             # queue and a task switch per frame (most frames of a busy server go this way). A closed
             # connection is skipped, as `send` would have raised ConnectionClosed.
@@ -134,12 +123,14 @@ class Connection:
         """Count a room this connection is about to open, or refuse it (`rate_limited`) past the limits:
         per connection per minute, and per client address per hour."""
         now = time.monotonic()
-        while self.new_rooms and self.new_rooms[0] < now - NEW_ROOM_WINDOW:
+        limits = self.app.limits
+        while self.new_rooms and self.new_rooms[0] < now - limits.room_window:
             self.new_rooms.popleft()
-        if len(self.new_rooms) >= MAX_NEW_ROOMS:
-            raise ProtocolError("rate_limited", f"too many new rooms: at most {MAX_NEW_ROOMS} per "
-                                f"{NEW_ROOM_WINDOW:g} seconds from one connection; this one was not created")
-        per_hour = self.app.limits.rooms_per_address_per_hour
+        if len(self.new_rooms) >= limits.rooms_per_connection:
+            raise ProtocolError("rate_limited", f"too many new rooms: at most {limits.rooms_per_connection} "
+                                f"per {limits.room_window:g} seconds from one connection; this one was not "
+                                "created")
+        per_hour = limits.rooms_per_address_per_hour
         if per_hour:
             recent = self.app.rooms_by_address.recent(self.address, now)
             if recent >= per_hour:
@@ -190,7 +181,7 @@ class Connection:
                 raise ProtocolError("rate_limited", f"too many messages: at most {limits.rate:g} per second "
                                     f"(bursts of {limits.burst:g}); this one was ignored",
                                     protocol.peek_request_id(frame))
-            data = protocol.decode_frame(frame)
+            data = protocol.decode_frame(frame, self.app.limits.frame_bytes)
             raw_id = data.get("id")
             if isinstance(raw_id, int | str) and not isinstance(raw_id, bool):
                 request_id = raw_id
@@ -205,9 +196,10 @@ class Connection:
             if problem.code in ABUSE_CODES:
                 now = time.monotonic()
                 self.strikes.append(now)
-                while self.strikes and self.strikes[0] < now - STRIKE_WINDOW:
+                limits = self.app.limits
+                while self.strikes and self.strikes[0] < now - limits.strike_window:
                     self.strikes.popleft()
-                if len(self.strikes) >= MAX_STRIKES and not self.closing:
+                if len(self.strikes) >= limits.max_strikes and not self.closing:
                     self.app.metrics.rate_limit_closes.inc()
                     self.close(1008, f"too many bad or excess messages ({problem.code})")
         except Exception as failure:

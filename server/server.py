@@ -23,23 +23,22 @@ from .challenge import DailyChallenge
 from .connection import Connection
 from .coord import Coordination
 from .http import DEFAULT_STATIC_DIR, client_address, make_process_request, parse_networks
-from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow, Limits
+from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow
 from .live import Tables
 from .loop_lag import watch_loop_lag
 from .metrics import InstrumentedStore, Metrics
 from .protocol import ProtocolError
 from .replay_service import replay_answer
 from .rules import ruleset_names
+from .settings import DEFAULTS, Limits, package_version
 from .store import Store
 from .table import Table, TableError, facts
 
 log = logging.getLogger("whist.app")
 
-SERVER_NAME = "whist-server 0.1.0"
+SERVER_NAME = f"whist-server {package_version()}"
 # The HTTP `Server` header: the product only, no version (a version tells an attacker what to try).
 SERVER_HEADER = "whist-server"
-# Frames between 64 KiB and this size get a `frame_too_large` error; larger ones close with 1009.
-HARD_MAX_FRAME = 1024 * 1024
 
 
 def wire_error(problem: TableError) -> ProtocolError:
@@ -65,7 +64,7 @@ class WhistServer:
         self,
         store: Store,
         *,
-        bot_delay: float = 0.6,
+        bot_delay: float = DEFAULTS.bot_delay,
         static_dir: Path = DEFAULT_STATIC_DIR,
         limits: Limits | None = None,
         compression: str | None = None,
@@ -268,7 +267,7 @@ class WhistServer:
         options: dict[str, Any] = {
             "process_request": make_process_request(self.static_dir, self.health, self.scrape, self.metrics),
             "server_header": SERVER_HEADER,
-            "max_size": HARD_MAX_FRAME,
+            "max_size": self.limits.hard_frame_bytes,
             "compression": self.compression,
             "ping_interval": self.limits.ping_interval or None,
             "ping_timeout": self.limits.ping_timeout or None,

@@ -66,7 +66,7 @@ class Tables:
     `coordination`: the primitives shared with the other processes on the same store (Redis); by
     default the in-memory twins of a process alone on its store (it owns every room)."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None,
+    def __init__(self, store: Store, bot_delay: float, scheduler: BotScheduler | None = None,
                  coordination: Coordination | None = None, metrics: BotObserver | None = None,
                  bot_workers: int = 1) -> None:
         self.store = store

@@ -9,8 +9,8 @@ import pytest
 from server_helpers import Connect, LiveServer, ServerProcess
 
 from server.client import WhistClient
-from server.limits import Limits
 from server.server import WhistServer
+from server.settings import Limits
 from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 

@@ -14,8 +14,9 @@ from websockets.asyncio.client import connect as connect_raw
 from websockets.exceptions import ConnectionClosed
 
 from server.client import WhistClient
-from server.connection import MAX_STRIKES
-from server.limits import Limits
+from server.settings import Limits
+
+MAX_STRIKES = Limits().max_strikes
 
 
 async def started_table(connect: Connect) -> list[WhistClient]:

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from server.client import WhistClient
-from server.limits import Limits
 from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
 from server.table import facts, play, to_stored
 

@@ -28,9 +28,9 @@ from server_helpers import cards_in
 
 from server.client import WhistClient
 from server.coord import new_process_id, redis_coordination
-from server.limits import Limits
 from server.rules import ruleset_names
 from server.server import WhistServer
+from server.settings import Limits
 from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 from server.table.state import to_stored

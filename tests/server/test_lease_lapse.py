@@ -19,8 +19,8 @@ from server.client import WhistClient
 from server.coord import leases as leases_module
 from server.coord import new_process_id, redis_coordination
 from server.coord.leases import Leases, MemoryLeases
-from server.limits import Limits
 from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
 from server.table import facts
 

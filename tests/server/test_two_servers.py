@@ -12,8 +12,8 @@ import pytest
 
 from server.client import ServerError, WhistClient
 from server.coord import redis_coordination
-from server.limits import Limits
 from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
 
 
