@@ -72,7 +72,7 @@ class WhistServer:
         replica_id: str | None = None,
         trusted_proxies: Sequence[str] = (),
         coordination: Coordination | None = None,
-        bot_workers: int = 1,
+        bot_workers: int = DEFAULTS.bot_workers,
     ) -> None:
         self.store = store
         self.replica_id = replica_id  # which process this is among several on one store (/health)
