@@ -112,7 +112,7 @@ class Connection:
         async def close_after_flush() -> None:
             # Let the last answers (the errors that explain the close) go out, but not forever: a
             # client that reads nothing is closed after a short wait.
-            deadline = time.monotonic() + 2.0
+            deadline = time.monotonic() + self.app.limits.close_flush_seconds
             while not self.outbox.empty() and time.monotonic() < deadline:
                 await asyncio.sleep(0.01)
             await self.websocket.close(code, reason)

@@ -271,7 +271,7 @@ class WhistServer:
             "compression": self.compression,
             "ping_interval": self.limits.ping_interval or None,
             "ping_timeout": self.limits.ping_timeout or None,
-            "close_timeout": 3,  # on shutdown, do not wait long for clients that do not answer
+            "close_timeout": self.limits.close_timeout,
         }
         self.server = await serve(self.handle, host, port, **options)
         if unix_path is not None:

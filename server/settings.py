@@ -75,6 +75,11 @@ class Limits:
     queued_frames: int = setting(
         5000, "frames waiting for a client that reads nothing before its connection is closed with code 1008",
         flag="--max-queued-frames")
+    close_flush_seconds: float = setting(
+        2.0, "seconds a connection being closed by the server has to send its last answers (the errors that "
+        "explain the close) before it closes anyway", flag="--close-flush")
+    close_timeout: float = setting(3.0, "seconds to wait for a client to answer the closing handshake (on "
+                                   "shutdown, clients that do not answer are not waited for longer)")
     # websockets' own high-water mark: past it frames wait in the outbox, sent one by one as the client reads.
     direct_write_bytes: int = setting(32 * 1024, "a frame is written at once while the connection's write "
                                       "buffer holds less than this; past it, frames queue")
