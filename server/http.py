@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import mimetypes
 from collections.abc import Awaitable, Callable, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -22,6 +21,7 @@ from websockets.http11 import Request, Response
 
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
+from .static_files import StaticFiles, add_security_headers
 
 WS_PATH = "/ws"
 #: The web client, shipped in the package (in the source tree a link to the top-level client_web/).
@@ -33,30 +33,13 @@ def _response(status: HTTPStatus, body: bytes, content_type: str, cache: str = "
     headers["Content-Type"] = content_type
     headers["Content-Length"] = str(len(body))
     headers["Cache-Control"] = cache
-    headers["X-Content-Type-Options"] = "nosniff"
+    add_security_headers(headers)
     return Response(status.value, status.phrase, headers, body)
 
 
 def json_response(status: HTTPStatus, data: dict[str, Any]) -> Response:
     """A JSON HTTP response."""
     return _response(status, json.dumps(data).encode(), "application/json")
-
-
-def static_response(static_dir: Path, path: str) -> Response:
-    """The file of `static_dir` at URL path `path` (`/` is index.html), or 404; never outside the dir."""
-    relative = unquote(path).lstrip("/") or "index.html"
-    root = static_dir.resolve()
-    try:
-        target = (root / relative).resolve()
-        found = target.is_relative_to(root) and target.is_file()
-    except (ValueError, OSError):  # a NUL byte, a name too long for the file system: no such file
-        found = False
-    if not found:
-        return _response(HTTPStatus.NOT_FOUND, f"not found: {path}\n".encode(), "text/plain; charset=utf-8")
-    content_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-    if content_type.startswith("text/") or content_type in ("application/javascript", "application/json"):
-        content_type += "; charset=utf-8"
-    return _response(HTTPStatus.OK, target.read_bytes(), content_type)
 
 
 HealthProbe = Callable[[], Awaitable[dict[str, Any]]]
@@ -103,6 +86,7 @@ def make_process_request(
 ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
     """The `process_request` hook: `/ws` -> WebSocket; `/health` -> JSON; `/metrics` -> Prometheus
     text; else a static file."""
+    static = StaticFiles(static_dir)
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
@@ -117,8 +101,8 @@ def make_process_request(
             endpoint = "metrics"
             response = _response(HTTPStatus.OK, scrape(), METRICS_CONTENT_TYPE)
         else:
-            response = static_response(static_dir, path)
-            endpoint = "static" if response.status_code == HTTPStatus.OK else "not_found"
+            response = static.response(path, request.headers)
+            endpoint = "not_found" if response.status_code == HTTPStatus.NOT_FOUND else "static"
         metrics.http_requests.labels(endpoint, str(response.status_code)).inc()
         return response
 

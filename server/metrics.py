@@ -258,6 +258,15 @@ class InstrumentedStore(Store):
                                                      lambda: self.inner.deal_results(day, deal))
         return results
 
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
+        """The inner store's chat append, timed."""
+        await self._timed("append_chat", lambda: self.inner.append_chat(room_id, line, keep))
+
+    async def chat_lines(self, room_id: str) -> list[JSON]:
+        """The inner store's chat lines, timed."""
+        lines: list[JSON] = await self._timed("chat_lines", lambda: self.inner.chat_lines(room_id))
+        return lines
+
     async def close(self) -> None:
         """Close the inner store."""
         await self.inner.close()

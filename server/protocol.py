@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgpack  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .live.new_room import NewRoom, SessionSpan
 from .rules import get_ruleset, ruleset_names
 
 PROTOCOL_VERSION = 1
@@ -87,6 +88,12 @@ class CreateRoom(_Request):
     name: Annotated[str, Field(min_length=1, max_length=48)] | None = None
     seat: SeatChoice | Literal["any"] | None = "any"
     grace_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
+
+    def new_room(self) -> NewRoom:
+        """The live layer's own request for this message."""
+        span = SessionSpan(self.session.deals, self.session.target)
+        return NewRoom(self.ruleset, dict(self.house_rules), span, self.listed, self.bot, self.name,
+                       self.seat, self.grace_seconds)
 
 
 class Join(_Request):
@@ -270,6 +277,13 @@ class SeatInfo(_Message):
     ready: bool
 
 
+class ClockInfo(_Message):
+    """Whose turn clock runs and when it runs out (Unix seconds)."""
+
+    seat: int
+    deadline: float
+
+
 class RoomInfo(_Message):
     """The public facts of a room."""
 
@@ -281,6 +295,8 @@ class RoomInfo(_Message):
     bot: str
     session: SessionLength
     grace_seconds: float
+    turn_seconds: float = 0.0  # the turn clock of the room; 0: none
+    clock: ClockInfo | None = None  # while a human's clock runs
     status: Literal["waiting", "playing", "between_deals", "over"]
     host_seat: int | None
     seats: list[SeatInfo]

@@ -132,7 +132,7 @@ class WhistServer:
                 return {"rooms": await tables.lobby.rooms()}
             case protocol.CreateRoom():
                 conn.count_new_room()
-                return await tables.create_room(conn, request)
+                return await tables.create_room(conn, request.new_room())
             case protocol.Join(room_id=room_id, seat=seat):
                 return await tables.join(conn, room_id, seat)
             case protocol.Resume(room_id=room_id, token=token):

@@ -11,7 +11,6 @@ import time
 from dataclasses import dataclass, replace
 
 from ..coord import Coordination, memory_coordination, new_process_id
-from ..protocol import CreateRoom
 from ..store import Store
 from ..table import (
     Daily,
@@ -27,11 +26,12 @@ from ..table import (
     to_stored,
 )
 from .bots import BotDriver, BotObserver, BotScheduler
-from .change import JSON, RoomListener
+from .change import JSON
 from .lobby import Lobby
+from .new_room import NewRoom
 from .outbox import Outbox
 from .registry import RoomRegistry
-from .room import Command, LiveRoom, Member
+from .room import Command, LiveRoom, Member, RoomListener
 from .shared import SharedRooms
 from .timers import GraceTimers
 
@@ -71,19 +71,21 @@ class Tables:
                  bot_workers: int = 1) -> None:
         self.store = store
         self.scheduler = scheduler or BotScheduler()
+        # The one place the live layer is wired: each collaborator is passed to its constructor.
         self.registry = RoomRegistry(store, self.scheduler.human_request)
         self.outbox = Outbox()
-        self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers)
-        self.timers = GraceTimers()
         self.lobby = Lobby(store, self._current_room)
         # Alone on its store, a process owns every room it holds for good: its leases do not expire in
         # practice (a long stall of the event loop must not hand its rooms to nobody for a moment).
         if coordination is None:
             coordination = memory_coordination(new_process_id(), lease_ttl=ALONE_LEASE_SECONDS)
-        self.shared = SharedRooms(coordination, self.registry, self.bots, self.timers, self.lobby)
-        for listener in (self.outbox, self.timers, self.lobby, self.bots, self.shared):
+        self.shared = SharedRooms(coordination, self.registry, self.lobby.changed)
+        owner = self.shared.ownership  # the bots and timers run where the room is owned
+        self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers, owner)
+        self.timers = GraceTimers(owner)
+        for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.lobby, self.bots,
+                         *self.shared.listeners):
             self.registry.listen(listener)
-        self.registry.adopt = self.shared.adopt
         self.members: dict[Member, Membership] = {}
 
     def listen(self, listener: RoomListener) -> None:
@@ -161,7 +163,7 @@ class Tables:
 
     # ---------------------------------------------------------------- requests
 
-    async def create_room(self, member: Member, request: CreateRoom, daily: Daily | None = None,
+    async def create_room(self, member: Member, request: NewRoom, daily: Daily | None = None,
                           secret: str | None = None) -> JSON:
         """`create_room`: validate the options, store the room, seat the creator if asked."""
         seat = None if request.seat is None else 0 if request.seat == "any" else int(request.seat)

@@ -1,4 +1,4 @@
-"""The storage port: versioned room state, a per-room event log, the lobby index, and the daily
+"""The storage port: versioned room state, a per-room event log and chat, the lobby index, and the daily
 challenge's server secret, leaderboards, players' claims of a day and per-deal results. The memory and
 Redis stores implement all of it (and pass one contract suite, tests/server/test_store.py)."""
 
@@ -89,6 +89,14 @@ class Store(ABC):
     @abstractmethod
     async def deal_results(self, day: str, deal: str) -> dict[str, JSON]:
         """Room id -> result of every daily game of `day` that has played that deal."""
+
+    @abstractmethod
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
+        """Append one chat line to the room's chat and keep only its last `keep` lines, at once."""
+
+    @abstractmethod
+    async def chat_lines(self, room_id: str) -> list[JSON]:
+        """The room's kept chat lines, oldest first (not part of the room's state or deal records)."""
 
     async def record_leaderboard(self, day: str, room_id: str, name: str, score: int, deals: int,
                                  now: float) -> LeaderboardLine:

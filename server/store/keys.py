@@ -70,6 +70,10 @@ class Keys:
         """Sorted set: `<seat>@<process id>` -> expiry (Redis clock, ms) of a live connection there."""
         return f"{self.room_tag(room_id)}:presence"
 
+    def room_chat(self, room_id: str) -> str:
+        """List: the room's last chat lines (JSON), oldest first (see Store.append_chat)."""
+        return f"{self.room_tag(room_id)}:chat"
+
     @property
     def room_owners(self) -> str:
         """Hash: room id -> the process that last took the room's lease, until the room ends (how the

@@ -28,6 +28,7 @@ class MemoryStore(Store):
         self._days: dict[str, dict[str, LeaderboardLine]] = {}
         self._claims: set[tuple[str, str]] = set()
         self._deal_results: dict[tuple[str, str], dict[str, str]] = {}
+        self._chats: dict[str, list[str]] = {}
 
     async def save(
         self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
@@ -98,3 +99,13 @@ class MemoryStore(Store):
         """Fresh copies of the deal's results."""
         stored = self._deal_results.get((day, deal), {})
         return {room_id: json.loads(text) for room_id, text in stored.items()}
+
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
+        """Append, then drop the oldest lines beyond `keep`."""
+        lines = self._chats.setdefault(room_id, [])
+        lines.append(json.dumps(line))
+        del lines[: max(0, len(lines) - keep)]
+
+    async def chat_lines(self, room_id: str) -> list[JSON]:
+        """Fresh copies of the kept lines."""
+        return [json.loads(text) for text in self._chats.get(room_id, [])]

@@ -235,6 +235,19 @@ class RedisStore(Store):
         texts: dict[str, str] = await self.redis.hgetall(self.keys.deal_results(day, deal))  # type: ignore[assignment]
         return {room_id: json.loads(text) for room_id, text in texts.items()}
 
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
+        """RPUSH and LTRIM in one MULTI: the list never holds more than `keep` lines."""
+        key = self.keys.room_chat(room_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.rpush(key, json.dumps(line, separators=(",", ":")))
+            pipe.ltrim(key, -keep, -1)
+            await pipe.execute()
+
+    async def chat_lines(self, room_id: str) -> list[JSON]:
+        """LRANGE of the room's chat list."""
+        texts = await self.redis.lrange(self.keys.room_chat(room_id), 0, -1)
+        return [json.loads(text) for text in texts]
+
     async def ping(self) -> bool:
         """Whether Redis answers."""
         try:

@@ -5,7 +5,7 @@ and returns an `Outcome` (the new table, the answer, the public events, the log 
 `TableError`. The live room (`server/live/`) applies them under its lock and stores the result.
 """
 
-from . import errors, facts, play, presence, seating
+from . import chat, clock, errors, facts, play, presence, seating
 from .errors import TableError
 from .outcome import Outcome
 from .state import (
@@ -17,6 +17,7 @@ from .state import (
     Presence,
     Seat,
     Table,
+    TurnClock,
     advance,
     deal_records,
     from_stored,
@@ -28,6 +29,6 @@ from .state import (
 
 __all__ = [
     "JSON", "SEATS", "Daily", "Hint", "Options", "Outcome", "Presence", "Seat", "Table", "TableError",
-    "advance", "deal_records", "errors", "facts", "from_stored", "hash_token", "play", "presence",
-    "records_from_log", "seating", "session_from_log", "to_stored",
+    "TurnClock", "advance", "chat", "clock", "deal_records", "errors", "facts", "from_stored", "hash_token",
+    "play", "presence", "records_from_log", "seating", "session_from_log", "to_stored",
 ]

@@ -166,6 +166,12 @@ class MalformedAction(TableError, rules_errors.MalformedAction):
     stale_copy = False
 
 
+class SessionNotOver(TableError):
+    """"Play again" before the session is over."""
+
+    code = "session_not_over"
+
+
 class DealInProgress(TableError):
     """The deal is still being played."""
 
@@ -177,6 +183,30 @@ class HintsOff(TableError):
 
     code = "hints_off"
     stale_copy = False
+
+
+class MalformedChat(TableError):
+    """A chat request with neither or both of `text` and `phrase`, or an unknown phrase."""
+
+    code = "malformed_chat"
+
+
+class ChatEmpty(TableError):
+    """A chat line with no text left once trimmed."""
+
+    code = "chat_empty"
+
+
+class ChatTooLong(TableError):
+    """A chat line longer than the limit."""
+
+    code = "chat_too_long"
+
+
+class ChatMuted(TableError):
+    """The host muted this seat's chat."""
+
+    code = "chat_muted"
 
 
 class Conflict(TableError):

@@ -70,17 +70,38 @@ def local_seats(table: Table) -> frozenset[int]:
                      and table.presence.connections.get(table.seats[seat].participant or "", 0) > 0)
 
 
+def away_past_grace(table: Table, seat: int, now: float) -> bool:
+    """Whether a human seat's player has been away (no connection anywhere) past the grace period."""
+    if table.seats[seat].kind != "human" or connected(table, seat):
+        return False
+    since = table.presence.away_since.get(seat)
+    return since is not None and now - since >= table.options.grace_seconds
+
+
+def clock_hands_over(table: Table, seat: int) -> bool:
+    """Whether the turn clock has the bot play this seat: for one action after an expiry, or until
+    the player is back after too many (server/table/clock.py)."""
+    return seat in table.clock_once or seat in table.clock_takeover
+
+
 def bot_playing(table: Table, seat: int, now: float) -> bool:
-    """Whether a bot plays this seat now: no human holds it, or its player is away past the grace."""
+    """Whether a bot plays this seat now: no human holds it, its player is away past the grace, or
+    the turn clock handed it to the bot."""
     holder = table.seats[seat]
     if table.session is None:
         return holder.kind == "bot"
     if holder.kind != "human":
         return True
-    if connected(table, seat):
-        return False
-    since = table.presence.away_since.get(seat)
-    return since is not None and now - since >= table.options.grace_seconds
+    return clock_hands_over(table, seat) or away_past_grace(table, seat, now)
+
+
+def room_clock(table: Table, now: float) -> JSON | None:
+    """The room's `clock` as every seat and spectator sees it: whose clock runs and its deadline
+    (Unix seconds), or None (no clock runs, or a bot plays that seat: bots have no clock)."""
+    clock = table.clock
+    if clock is None or bot_playing(table, clock.seat, now):
+        return None
+    return {"seat": clock.seat, "deadline": clock.deadline}
 
 
 def free_seats(table: Table) -> list[int]:
@@ -128,6 +149,8 @@ def room_info(table: Table, now: float) -> JSON:
         "bot": options.bot,
         "session": {"deals": options.deals, "target": options.target},
         "grace_seconds": options.grace_seconds,
+        "turn_seconds": options.turn_seconds,
+        "clock": room_clock(table, now),
         "status": status(table),
         "host_seat": seat_of(table, table.host),
         "seats": [

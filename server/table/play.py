@@ -9,11 +9,11 @@ from dataclasses import replace
 from ..bots import BotError, get_bot
 from ..rules import IllegalAction, MalformedAction, RulesError, Session
 from ..rules.deal import Deal
-from . import errors
+from . import clock, errors
 from .facts import connected, current_deal_index, over, seat_of
 from .outcome import Outcome
 from .seating import check_host
-from .state import SEATS, Hint, Table, fork_session
+from .state import JSON, SEATS, Hint, Table, deal_records, fork_session
 
 BOT_BUDGET_MS = 20.0
 HINT_BOT = "heuristic"
@@ -46,8 +46,9 @@ def acting_seat(table: Table, participant: str | None, claimed: int | None) -> i
     return seat
 
 
-def act(table: Table, seat: int, action: str) -> Outcome:
-    """An action for `seat`: the one path every action takes, a human's or a bot's."""
+def act(table: Table, seat: int, action: str, *, by_bot: bool = False) -> Outcome:
+    """An action for `seat`: the one path every action takes, a human's or a bot's (`by_bot`: the
+    turn clock counts a player's own action differently from the bot's)."""
     session = playing_session(table)
     deal = session.deal
     if deal.finished:
@@ -68,6 +69,7 @@ def act(table: Table, seat: int, action: str) -> Outcome:
     entries = [{"t": "act", "deal": deal_number, "seat": seat, "action": canonical}]
     finished = forked.deal.finished
     new = replace(table, session=forked, ready=frozenset() if finished else table.ready)
+    new = clock.acted(new, seat, by_bot)
     if finished and forked.over:
         entries.append({"t": "session_over", "balances": list(forked.balances)})
     return Outcome(new, {"action": canonical, "seat": seat}, events, entries)
@@ -107,6 +109,40 @@ def end(table: Table, participant: str | None) -> Outcome:
     balances = list(session.balances)
     return Outcome(replace(table, ended=True), {"balances": balances},
                    [{"type": "game_ended", "balances": balances}], [{"t": "ended", "balances": balances}])
+
+
+def play_again(table: Table, participant: str | None, secret: str) -> Outcome:
+    """A seated player asks for a new session at the same table ("Play again"): same seats, same
+    options, bots stay. It starts (with the session secret `secret`) once every connected seated
+    human has asked; until then the answer says who is still awaited."""
+    seat = seat_of(table, participant)
+    if seat is None:
+        raise errors.NotSeated("only a seated player can ask to play again")
+    if not over(table):
+        raise errors.SessionNotOver("the session is still being played")
+    if table.daily is not None:
+        raise errors.DailyRoom("a daily challenge is played once: start another from the lobby")
+    agreed = table.play_again | {seat}
+    humans = [s for s in SEATS if table.seats[s].kind == "human" and (connected(table, s) or s == seat)]
+    waiting = [s for s in humans if s not in agreed]
+    asked: JSON = {"type": "play_again", "seat": seat, "waiting_for": waiting}
+    if waiting:
+        return Outcome(replace(table, play_again=agreed), {"started": False, "waiting_for": waiting},
+                       [asked], [{"t": "play_again", "seat": seat}])
+    assert table.session is not None
+    options = table.options
+    session = Session(options.ruleset, secret, options.house_rules, deals=options.deals,
+                      target=options.target)
+    past = (*table.past_records, *deal_records(table.session, table.hints))
+    new = replace(table, session=session, ended=False, ready=frozenset(), hints=(), play_again=frozenset(),
+                  clock=None, clock_misses={}, clock_takeover=frozenset(), clock_once=frozenset(),
+                  past_records=past)
+    seats = [{"kind": s.kind, "name": s.name, "participant": None, "bot": s.bot} for s in new.seats]
+    events = [asked, {"type": "session_started"},
+              {"type": "deal_started", "deal_number": 0, "dealer": session.deal.dealer}]
+    return Outcome(new, {"started": True, "waiting_for": []}, events,
+                   [{"t": "play_again", "seat": seat},
+                    {"t": "started", "config": session.config(), "seats": seats}])
 
 
 def hint(table: Table, participant: str | None) -> Outcome:

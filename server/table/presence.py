@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .facts import bot_playing, connected, over, seat_of, started
+from .facts import away_past_grace, bot_playing, connected, over, seat_of, started
 from .outcome import Outcome
 from .state import Presence, Table
 
@@ -16,8 +16,9 @@ def arrive(table: Table, participant: str | None, now: float) -> Outcome:
     if seat is None or participant is None:
         new = replace(table, presence=replace(presence, spectators=presence.spectators + 1))
         return Outcome(new, stored=False, presence={"arrived": None})
-    # Asked before the connection counts: afterwards the seat is connected and no bot plays it.
-    was_bot = started(table) and bot_playing(table, seat, now)
+    # Asked before the connection counts: afterwards the seat is connected and no bot plays it. (A
+    # seat the turn clock handed to the bot stays the bot's until its player acts or resumes.)
+    was_bot = started(table) and away_past_grace(table, seat, now)
     connections = dict(presence.connections)
     connections[participant] = connections.get(participant, 0) + 1
     away = {s: t for s, t in presence.away_since.items() if s != seat}

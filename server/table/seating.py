@@ -12,7 +12,7 @@ from typing import Any
 
 from ..bots import bot_names
 from ..rules import RulesError, Session, get_ruleset, ruleset_names
-from . import errors
+from . import clock, errors
 from .facts import free_seats, is_host, over, seat_of, started
 from .outcome import Outcome
 from .state import EMPTY_SEAT, SEATS, Daily, Options, Seat, Table, hash_token, to_stored
@@ -40,6 +40,7 @@ def create(
     room_id: str, *, token: str, player: str, ruleset: str, house_rules: Mapping[str, Any], bot: str | None,
     name: str | None, seat: int | None, deals: int | None, target: int | None, grace_seconds: float,
     listed: bool, now: float, daily: Daily | None = None, secret: str | None = None,
+    turn_seconds: float = 0.0,
 ) -> Outcome:
     """A new table; the holder of `token` is its host and, unless `seat` is None, sits there."""
     if ruleset not in ruleset_names():
@@ -49,7 +50,7 @@ def create(
     except RulesError as problem:
         raise errors.BadHouseRules(problem.reason) from None
     options = Options(name or f"{player}'s table", ruleset, resolved, listed, check_bot(bot or default_bot()),
-                      deals, target, grace_seconds)
+                      deals, target, grace_seconds, turn_seconds)
     participant = hash_token(token)
     table = Table(room_id, options, now, participant, daily=daily, secret=secret)
     if seat is not None:
@@ -95,8 +96,12 @@ def resume(table: Table, token: str) -> Outcome:
     seat = seat_of(table, participant)
     if seat is None and not is_host(table, participant):
         raise errors.BadToken("this room knows no such token (it may have been given up by 'leave')")
-    return Outcome(table, {"room_id": table.room_id, "seat": seat, "host": is_host(table, participant)},
-                   stored=False)
+    answer = {"room_id": table.room_id, "seat": seat, "host": is_host(table, participant)}
+    if seat is not None and seat in table.clock_takeover:  # "I'm back": the bot gives the seat back
+        back = clock.came_back(table, seat)
+        return Outcome(back, answer, [{"type": "player_returned", "seat": seat, "reason": "clock"}],
+                       [{"t": "back", "seat": seat}])
+    return Outcome(table, answer, stored=False)
 
 
 def watch(table: Table) -> Outcome:

@@ -49,6 +49,17 @@ class Options:
     deals: int | None
     target: int | None
     grace_seconds: float
+    turn_seconds: float = 0.0  # the turn clock (server/table/clock.py); 0: no clock
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """A human's turn clock: whose, when it runs out (Unix seconds, the same on every process), and
+    the turn it is for (see `clock.turn_key`)."""
+
+    seat: int
+    deadline: float
+    turn: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +110,13 @@ class Table:
     secret: str | None = None  # the session secret to start with (daily rooms), until the start
     hints: tuple[Hint, ...] = ()
     session: Session | None = None
+    clock: TurnClock | None = None
+    clock_misses: Mapping[int, int] = field(default_factory=dict)  # turn-clock expiries in a row, per seat
+    clock_takeover: frozenset[int] = frozenset()  # seats the bot plays after too many expiries
+    clock_once: frozenset[int] = frozenset()  # seats whose clock ran out: the bot plays one action
+    chat_muted: frozenset[int] = frozenset()  # seats the host muted in the table chat, for everyone
+    play_again: frozenset[int] = frozenset()  # seats whose player asked for a new session ("Play again")
+    past_records: tuple[JSON, ...] = ()  # earlier sessions' deal records (from the log, never stored)
     presence: Presence = field(default_factory=Presence)
     version: int = 0
 
@@ -143,6 +161,7 @@ def to_stored(table: Table) -> JSON:
         "bot": table.options.bot,
         "session_length": {"deals": table.options.deals, "target": table.options.target},
         "grace_seconds": table.options.grace_seconds,
+        "turn_seconds": table.options.turn_seconds,
         "created_at": table.created_at,
         "host": table.host,
         "seats": [_seat_json(seat) for seat in table.seats],
@@ -151,6 +170,17 @@ def to_stored(table: Table) -> JSON:
         "session": table.session.config() if table.session is not None else None,
         "hints": [[hint.deal, hint.seat, hint.action_index] for hint in table.hints],
     }
+    if table.clock is not None:
+        clock = table.clock
+        state["clock"] = {"seat": clock.seat, "deadline": clock.deadline, "turn": list(clock.turn)}
+    if table.clock_misses or table.clock_takeover or table.clock_once:
+        state["clock_misses"] = sorted([seat, n] for seat, n in table.clock_misses.items())
+        state["clock_takeover"] = sorted(table.clock_takeover)
+        state["clock_once"] = sorted(table.clock_once)
+    if table.chat_muted:
+        state["chat_muted"] = sorted(table.chat_muted)
+    if table.play_again:
+        state["play_again"] = sorted(table.play_again)
     if table.daily is not None:
         state["daily"] = {"day": table.daily.day, "player": table.daily.player,
                           "practice": table.daily.practice}
@@ -166,10 +196,12 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         name=str(state["name"]), ruleset=str(state["ruleset"]), house_rules=dict(state["house_rules"]),
         listed=bool(state["listed"]), bot=str(state["bot"]), deals=length.get("deals"),
         target=length.get("target"), grace_seconds=float(state["grace_seconds"]),
+        turn_seconds=float(state.get("turn_seconds", 0.0)),
     )
+    clock = state.get("clock")
     seats = [_seat_from(seat) for seat in state["seats"]]
     daily = state.get("daily")
-    session = session_from_log(log) if state.get("session") is not None else None
+    session, past = _sessions_from_log(log) if state.get("session") is not None else (None, ())
     return Table(
         room_id=str(state["room_id"]), options=options, created_at=float(state["created_at"]),
         host=state.get("host"), seats=(seats[0], seats[1], seats[2], seats[3]),
@@ -178,7 +210,19 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         secret=state.get("session_secret"),
         hints=tuple(Hint(int(d), int(s), int(i)) for d, s, i in state.get("hints", [])),
         session=session, version=version,
+        clock=_clock_from(clock) if clock else None,
+        clock_misses={int(seat): int(n) for seat, n in state.get("clock_misses", [])},
+        clock_takeover=frozenset(int(seat) for seat in state.get("clock_takeover", [])),
+        clock_once=frozenset(int(seat) for seat in state.get("clock_once", [])),
+        chat_muted=frozenset(int(seat) for seat in state.get("chat_muted", [])),
+        play_again=frozenset(int(seat) for seat in state.get("play_again", [])),
+        past_records=past,
     )
+
+
+def _clock_from(data: Mapping[str, Any]) -> TurnClock:
+    deal, actions = data["turn"]
+    return TurnClock(int(data["seat"]), float(data["deadline"]), (int(deal), int(actions)))
 
 
 def advance(table: Table, state: Mapping[str, Any], version: int, entries: Iterable[Mapping[str, Any]]
@@ -188,13 +232,16 @@ def advance(table: Table, state: Mapping[str, Any], version: int, entries: Itera
     actions alone (a fork: the given table never changes), not by replaying the whole log."""
     listed = list(entries)
     session = table.session
+    past = table.past_records
     if any(entry.get("t") == "started" for entry in listed) or session is None:
+        if session is not None:  # "Play again": the session that was here is over
+            past = (*past, *deal_records(session, table.hints))
         session = session_from_log(listed) if state.get("session") is not None else None
     elif any(entry.get("t") in ("act", "next_deal") for entry in listed):
         session = fork_session(session)
         _replay(session, listed)
     new = from_stored({**state, "session": None}, version, ())
-    return replace(new, session=session, presence=table.presence)
+    return replace(new, session=session, presence=table.presence, past_records=past)
 
 
 def _replay(session: Session, entries: Iterable[Mapping[str, Any]]) -> None:
@@ -207,15 +254,27 @@ def _replay(session: Session, entries: Iterable[Mapping[str, Any]]) -> None:
 
 
 def session_from_log(entries: Iterable[Mapping[str, Any]]) -> Session | None:
-    """The session as the room's event log leaves it: its settings, then every logged action replayed."""
+    """The session as the room's event log leaves it: its settings, then every logged action replayed
+    (the last session, when the table played again)."""
+    return _sessions_from_log(entries)[0]
+
+
+def _sessions_from_log(entries: Iterable[Mapping[str, Any]]) -> tuple[Session | None, tuple[JSON, ...]]:
+    """The last session of the log, and the deal records of every earlier one (hints marked)."""
     session: Session | None = None
+    hints: list[Hint] = []
+    past: list[JSON] = []
     for entry in entries:
         kind = entry.get("t")
         if kind == "started":
-            session = Session.from_config(entry["config"])
+            if session is not None:
+                past.extend(deal_records(session, hints))
+            session, hints = Session.from_config(entry["config"]), []
+        elif kind == "hint":
+            hints.append(Hint(int(entry["deal"]), int(entry["seat"]), int(entry["action_index"])))
         elif session is not None:
             _replay(session, (entry,))
-    return session
+    return session, tuple(past)
 
 
 def deal_records(session: Session | None, hints: Iterable[Hint]) -> list[JSON]:
@@ -235,8 +294,11 @@ def deal_records(session: Session | None, hints: Iterable[Hint]) -> list[JSON]:
 
 
 def records_from_log(entries: Iterable[Mapping[str, Any]]) -> list[JSON]:
-    """Every finished deal of a room's event log, as deal records (replaying the logged actions)."""
+    """Every finished deal of a room's event log, as deal records (replaying the logged actions),
+    every session's when the table played again."""
     listed = list(entries)
+    session, past = _sessions_from_log(listed)
+    last_start = max((i for i, entry in enumerate(listed) if entry.get("t") == "started"), default=0)
     hints = [Hint(int(entry["deal"]), int(entry["seat"]), int(entry["action_index"]))
-             for entry in listed if entry.get("t") == "hint"]
-    return deal_records(session_from_log(listed), hints)
+             for entry in listed[last_start:] if entry.get("t") == "hint"]
+    return [*past, *deal_records(session, hints)]

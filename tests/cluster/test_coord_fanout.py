@@ -115,9 +115,8 @@ async def test_the_subscriber_reconnects_after_redis_returns_and_asks_for_a_resy
     resyncs: list[frozenset[str]] = []
     a = redis_coordination(redis.url, "A")
     b = redis_coordination(redis.url, "B")
-    b.fanout.on_resync = resyncs.append
     try:
-        await b.fanout.start()
+        await b.fanout.start(on_resync=resyncs.append)
         got: list[Change] = []
         await b.fanout.subscribe("room1", got.append)
         await a.fanout.publish("room1", {"version": 1})

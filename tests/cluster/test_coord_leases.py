@@ -55,10 +55,9 @@ async def test_renewal_keeps_a_lease_past_its_ttl(make_coord: MakeCoord) -> None
 async def test_a_dead_owners_room_is_taken_by_a_process_that_wants_it(make_coord: MakeCoord) -> None:
     a, b = make_coord("A", lease_ttl=1.0), make_coord("B", lease_ttl=1.0)
     taken: list[str] = []
-    b.leases.on_acquired = taken.append
     assert await a.leases.acquire("room1")
     b.leases.want("room1")
-    b.leases.start()
+    b.leases.start(on_acquired=taken.append)
     # A "dies": it stops renewing without releasing anything.
     await a.leases.stop()
     await eventually(lambda: taken == ["room1"], what="B takes the room")

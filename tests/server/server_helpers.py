@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from bench.leak_check import cards_in
 from server.bots import get_bot
 from server.client import WhistClient
 from server.server import WhistServer
@@ -31,30 +32,6 @@ def random_choice(view: dict[str, Any]) -> str:
 async def play_one_deal(clients: Iterable[WhistClient], timeout: float = 60.0) -> list[dict[str, Any]]:
     """Every client plays its seat until the deal ends; returns their final views."""
     return await asyncio.gather(*(client.play_deal(random_choice, timeout) for client in clients))
-
-
-CARDS = frozenset(rank + suit for rank in "AKQJT98765432" for suit in "SHDC")  # the words CARD matches
-
-
-def cards_in(value: Any, skip_keys: frozenset[str] = frozenset({"name"})) -> set[str]:
-    """Every card named anywhere in a message (as a string or a word of a string)."""
-    # One walk with an explicit stack into one set: the leak proof runs this on every frame it
-    # receives, and a recursive walk that unites a set per level cost most of its time.
-    found: set[str] = set()
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if len(item) <= 2:  # most strings: a card, or too short to hold two words
-                if item in CARDS:
-                    found.add(item)
-            else:
-                found.update(word for word in item.split() if word in CARDS)
-        elif isinstance(item, dict):
-            stack.extend(sub for key, sub in item.items() if key not in skip_keys)
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return found
 
 
 def assert_no_hidden_cards(messages: list[dict[str, Any]], record: dict[str, Any], seat: int | None) -> int:

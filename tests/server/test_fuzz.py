@@ -23,9 +23,8 @@ from typing import Any
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from leak_check import hidden_card_leaks
-from server_helpers import cards_in
 
+from bench.leak_check import cards_in, hidden_card_leaks
 from server.client import WhistClient
 from server.coord import new_process_id, redis_coordination
 from server.rules import ruleset_names

@@ -137,6 +137,26 @@ async def test_deal_results_are_kept_per_day_and_deal(store: Store) -> None:
     assert list(await store.deal_results("2026-11-30", "0.0")) == ["room-c"]
 
 
+async def test_a_rooms_chat_keeps_its_last_lines_in_order(store: Store) -> None:
+    assert await store.chat_lines("room-a") == []
+    for n in range(7):
+        line = {"from": {"seat": n % 4, "name": f"P{n}"}, "text": f"line {n}"}
+        await store.append_chat("room-a", line, keep=5)
+    rail = {"from": {"seat": None, "name": "Rail"}, "phrase": "good_luck"}
+    await store.append_chat("room-b", rail, keep=5)
+    lines = await store.chat_lines("room-a")
+    assert [line["text"] for line in lines] == ["line 2", "line 3", "line 4", "line 5", "line 6"]
+    assert lines[-1]["from"] == {"seat": 2, "name": "P6"}
+    assert await store.chat_lines("room-b") == [rail]
+    lines[0]["text"] = "changed by the reader"
+    assert (await store.chat_lines("room-a"))[0]["text"] == "line 2", "a reader gets its own copy"
+
+
+async def test_concurrent_chat_lines_are_all_kept(store: Store) -> None:
+    await asyncio.gather(*(store.append_chat("room-c", {"text": str(n)}, keep=50) for n in range(30)))
+    assert sorted(int(line["text"]) for line in await store.chat_lines("room-c")) == list(range(30))
+
+
 async def test_the_server_secret_is_created_once(
     store: Store, redis_url: str, redis_cleanup: str
 ) -> None:

@@ -9,14 +9,13 @@ import time
 
 from shared_peers import Peer, eventually
 
-from server.live import Tables
-from server.protocol import CreateRoom
+from server.live import NewRoom, SessionSpan, Tables
 from server.table import facts
 
 
 async def create(tables: Tables, host: Peer, grace: float = 30.0, seat: int | None = 0) -> str:
-    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=seat,
-                         session={"deals": 1}, bot="random", grace_seconds=grace)  # type: ignore[arg-type]
+    request = NewRoom(ruleset="solo-whist", seat=seat,
+                      session=SessionSpan(1), bot="random", grace_seconds=grace)
     return str((await tables.create_room(host, request))["room_id"])
 
 
@@ -69,8 +68,8 @@ async def test_an_owner_whose_last_connection_left_hands_the_room_to_the_process
     # seat token) is on B. A then no longer has a stake in the room: B must own it, A stop following.
     a, b = two
     host = Peer("Ann")
-    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,
-                         session={"deals": 1}, bot="random", grace_seconds=30.0)  # type: ignore[arg-type]
+    request = NewRoom(ruleset="solo-whist", seat=0,
+                      session=SessionSpan(1), bot="random", grace_seconds=30.0)
     created = await a.create_room(host, request)
     room_id, token = str(created["room_id"]), str(created["token"])
     guests = [Peer(f"G{seat}") for seat in (1, 2, 3)]
@@ -82,12 +81,13 @@ async def test_an_owner_whose_last_connection_left_hands_the_room_to_the_process
     # The host resumes through B first (no moment without a connection on the seat), then leaves A.
     host_again = Peer("Ann")
     await b.resume(host_again, room_id, token)
-    await eventually(lambda: bool(a.shared.remote.get(room_id, {}).get("B", (frozenset(), 0))[0] & {0}),
+    remote = a.shared.presence.remote
+    await eventually(lambda: bool(remote.get(room_id, {}).get("B", (frozenset(), 0))[0] & {0}),
                      what="A hears that B holds seat 0")
     await a.disconnect(host)
     await eventually(lambda: b.shared.owns(b.rooms[room_id]), what="B owns the room")
     assert not a.shared.owns(a.rooms[room_id])
-    assert room_id not in a.shared.subscribed, "A follows the room no more"
+    assert not a.shared.following.follows(room_id), "A follows the room no more"
     # Nobody went to a bot, and the game goes on through B alone.
     room = b.rooms[room_id]
     assert not any(facts.bot_playing(room.table, seat, time.monotonic()) for seat in range(4))

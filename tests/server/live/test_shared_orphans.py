@@ -14,8 +14,7 @@ import pytest
 from shared_peers import Peer, eventually
 
 from server.coord import MemoryHub, memory_coordination
-from server.live import Tables
-from server.protocol import CreateRoom
+from server.live import LiveRoom, NewRoom, SessionSpan, Tables
 from server.store import MemoryStore
 
 LEASE_TTL = 0.3
@@ -39,26 +38,33 @@ async def three() -> AsyncIterator[tuple[Tables, Tables, Tables]]:
 async def bots_only_room(tables: Tables, deals: int = 2) -> str:
     """A started room of four bots, created through `tables` (its owner); the host, unseated, left."""
     host = Peer("Host")
-    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
-                         bot="random", grace_seconds=30.0,
-                         session={"deals": deals})  # type: ignore[arg-type]
+    request = NewRoom(ruleset="solo-whist", seat=None,
+                      bot="random", grace_seconds=30.0,
+                      session=SessionSpan(deals))
     room_id = str((await tables.create_room(host, request))["room_id"])
     await tables.start(host)
     await tables.leave(host)
     return room_id
 
 
+class _Dead:
+    """The owner port of a killed process."""
+
+    def owns(self, room: LiveRoom) -> bool:
+        return False
+
+
 async def crash(tables: Tables) -> None:
     """Stop the process's work as SIGKILL would: no lease renewal, no heartbeat, no bot move, no
     message; nothing is released (its leases and its registry entry expire by themselves)."""
     coord = tables.shared.coord
-    tables.bots.may_run = lambda room: False
+    tables.bots.owner = _Dead()  # a killed process runs nothing (a test's stand-in: no module does this)
     await tables.bots.stop()
     for room in tables.rooms.values():
         tables.timers.closed(room)
     for periodic in (coord.leases, coord.registry, coord.presence):
         await periodic.stop()
-    for task in tables.shared._tasks:
+    for task in tables.shared.background.tasks:
         task.cancel()
     await coord.fanout.close()
 
@@ -87,7 +93,7 @@ async def test_two_processes_adopting_the_same_orphan_at_once_one_runs_it(
     await eventually(lambda: a.rooms[room_id].version >= 3, what="the bots are playing")
     await crash(a)
     for tables in (b, c):  # their own passes wait: the two passes below are the ones that race
-        for task in tables.shared._tasks:
+        for task in tables.shared.background.tasks:
             if task.get_name() == "shared-orphans":
                 task.cancel()
     # Until the dead owner's heartbeat and lease expire, the room is no orphan; then both look at once.

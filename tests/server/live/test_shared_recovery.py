@@ -17,9 +17,8 @@ from typing import Any
 from shared_peers import Peer, eventually
 
 from server.coord.fanout import MemoryFanout
-from server.live import Tables
+from server.live import NewRoom, SessionSpan, Tables
 from server.live.room import LiveRoom
-from server.protocol import CreateRoom
 from server.store import MemoryStore
 from server.table import play
 
@@ -55,9 +54,9 @@ async def four_humans(a: Tables, b: Tables) -> tuple[str, Peer, list[Peer]]:
     """A started room of four humans: the host at seat 0 through A (which owns the room), seats 1-3
     through B."""
     host = Peer("Ann")
-    request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,
-                         bot="random", grace_seconds=60.0,
-                         session={"deals": 1})  # type: ignore[arg-type]
+    request = NewRoom(ruleset="solo-whist", seat=0,
+                      bot="random", grace_seconds=60.0,
+                      session=SessionSpan(1))
     room_id = str((await a.create_room(host, request))["room_id"])
     guests = [Peer(f"G{seat}") for seat in (1, 2, 3)]
     for seat, guest in zip((1, 2, 3), guests, strict=True):
@@ -150,9 +149,9 @@ async def test_a_grace_timer_whose_room_could_not_be_reloaded_tries_again() -> N
     tables = Tables(MemoryStore(), bot_delay=0.0)
     try:
         host, watcher = Peer("Ann"), Peer("Watcher")
-        request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=0,
-                             bot="random", grace_seconds=0.2,
-                             session={"deals": 1})  # type: ignore[arg-type]
+        request = NewRoom(ruleset="solo-whist", seat=0,
+                          bot="random", grace_seconds=0.2,
+                          session=SessionSpan(1))
         room_id = str((await tables.create_room(host, request))["room_id"])
         await tables.watch(watcher, room_id)
         await tables.start(host)

@@ -3,28 +3,18 @@ the bots, and nothing of the live server (no store, no sockets, no live rooms)."
 
 from __future__ import annotations
 
-import ast
 import sys
 from pathlib import Path
 
-TABLE = Path(__file__).resolve().parents[3] / "server" / "table"
+from import_checks import SERVER, imported_modules
+
+TABLE = SERVER / "table"
 FORBIDDEN_STDLIB = {"asyncio", "socket", "threading", "time", "random", "secrets", "os", "subprocess"}
 
 
 def imported(path: Path) -> list[str]:
     """Absolute names of the modules a file of server/table imports."""
-    names: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level == 0:
-                names.append(node.module or "")
-            elif node.level == 1:
-                names.append(f"server.table.{node.module or ''}")
-            else:
-                names.append(f"server.{node.module or ''}")
-    return names
+    return imported_modules(path.read_text(encoding="utf-8"), ["server", "table"])
 
 
 def allowed(name: str) -> bool:

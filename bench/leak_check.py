@@ -1,12 +1,11 @@
-"""The hidden-card check shared by the fuzzer (tests/server/test_fuzz.py) and the leak proof
-(bench/leak_proof.py): every frame a client received, against the records of the deals it belongs to."""
+"""The hidden-card check shared by the leak proof (`bench.leak_proof`), the cluster players
+(`bench.cluster_players`) and the server tests (the fuzzer, the red team): every frame a client
+received, against the records of the deals it belongs to; and `cards_in`, the cards a message names."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
-
-from server_helpers import cards_in
 
 DealKey = tuple[str, int]  # (room id, deal number, thrown-in deals included)
 
@@ -59,3 +58,27 @@ def hidden_card_leaks(messages: Iterable[dict[str, Any]], records: Mapping[DealK
         if any(event["type"] in ("end", "thrown_in") for event in message.get("events", [])):
             ended.add(key)
     return checked, leaks
+
+
+CARDS = frozenset(rank + suit for rank in "AKQJT98765432" for suit in "SHDC")  # the words CARD matches
+
+
+def cards_in(value: Any, skip_keys: frozenset[str] = frozenset({"name"})) -> set[str]:
+    """Every card named anywhere in a message (as a string or a word of a string)."""
+    # One walk with an explicit stack into one set: the leak proof runs this on every frame it
+    # receives, and a recursive walk that unites a set per level cost most of its time.
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) <= 2:  # most strings: a card, or too short to hold two words
+                if item in CARDS:
+                    found.add(item)
+            else:
+                found.update(word for word in item.split() if word in CARDS)
+        elif isinstance(item, dict):
+            stack.extend(sub for key, sub in item.items() if key not in skip_keys)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found

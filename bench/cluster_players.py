@@ -8,22 +8,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import sys
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from redis.asyncio import Redis
 from websockets.exceptions import WebSocketException
 
+from bench.leak_check import DealKey, hidden_card_leaks
 from server.client import ServerError, WhistClient
 from server.store.keys import Keys
 from server.store.redis import split_store_url
-
-# The hidden-card check shared with the fuzzer and the leak proof (tests/server/leak_check.py).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-from leak_check import DealKey, hidden_card_leaks
 
 __all__ = ["Player", "acted", "cards_played", "cards_seen", "hidden_card_leaks", "owner_replica",
            "records_of"]

@@ -1,0 +1,97 @@
+"""The turn clock, a house rule of the room (`Options.turn_seconds`; 0 is off).
+
+While a human is to act, the table holds a `TurnClock`: whose clock runs and its deadline, in Unix
+seconds, so that every process reads it the same way and a failover or a reload does not restart it
+(it is stored with the table). When it runs out, `turn_expired` has the room's bot play that one
+action for the player; after `MISSES_TO_TAKE_OVER` expiries in a row the bot keeps the seat until the
+player acts or comes back (`resume`). Bots have no clock.
+
+Pure: the wall-clock time is an argument.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .facts import over
+from .outcome import Outcome
+from .state import Table, TurnClock
+
+#: Expiries in a row after which the bot plays the seat until its player is back.
+MISSES_TO_TAKE_OVER = 2
+
+
+def turn_key(table: Table) -> tuple[int, int] | None:
+    """What identifies the turn now: (deals finished, thrown-in ones included; actions of the deal
+    so far); None between deals or when nothing is being played."""
+    session = table.session
+    if session is None or over(table) or session.deal.finished:
+        return None
+    return len(session.history), len(session.deal.log)
+
+
+def clocked_seat(table: Table) -> int | None:
+    """The seat whose clock should run: the first human seat to act that the bot is not already
+    playing for a clock reason (None when the rule is off)."""
+    if table.options.turn_seconds <= 0 or turn_key(table) is None:
+        return None
+    assert table.session is not None
+    for seat in sorted(table.session.deal.to_act()):
+        holder = table.seats[seat]
+        if holder.kind == "human" and seat not in table.clock_takeover and seat not in table.clock_once:
+            return seat
+    return None
+
+
+def rearm(table: Table, wall_now: float) -> Table:
+    """The table with its clock for the turn now: kept if it already runs for this very turn (a
+    reload, a failover, a presence change), started afresh for a new turn, cleared when no human is
+    to act."""
+    seat = clocked_seat(table)
+    key = turn_key(table)
+    if seat is None or key is None:
+        return table if table.clock is None else replace(table, clock=None)
+    current = table.clock
+    if current is not None and current.seat == seat and current.turn == key:
+        return table
+    return replace(table, clock=TurnClock(seat, wall_now + table.options.turn_seconds, key))
+
+
+def turn_expired(table: Table, seat: int, wall_now: float) -> Outcome:
+    """The clock of `seat` ran out: the bot plays this one action for the player (`turn_expired`),
+    and after too many in a row takes the seat over (`bot_took_over`, reason `clock`). Anything else
+    (no clock, another seat's, not yet due: a timer that fired late or twice) changes nothing."""
+    clock = table.clock
+    if clock is None or clock.seat != seat or wall_now < clock.deadline or turn_key(table) != clock.turn:
+        return Outcome(table, stored=False)
+    misses = {**table.clock_misses, seat: table.clock_misses.get(seat, 0) + 1}
+    events = [{"type": "turn_expired", "seat": seat}]
+    takeover = table.clock_takeover
+    if misses[seat] >= MISSES_TO_TAKE_OVER:
+        takeover = takeover | {seat}
+        events.append({"type": "bot_took_over", "seat": seat, "reason": "clock"})
+    new = replace(table, clock=None, clock_misses=misses, clock_takeover=takeover,
+                  clock_once=table.clock_once | {seat})
+    return Outcome(new, {"seat": seat}, events, [{"t": "turn_expired", "seat": seat}])
+
+
+def acted(table: Table, seat: int, by_bot: bool) -> Table:
+    """The clock's bookkeeping after `seat` acted: a bot's action uses up one expiry; the player's
+    own action resets the count and takes the seat back from the bot."""
+    if by_bot:
+        if seat not in table.clock_once:
+            return table
+        return replace(table, clock_once=table.clock_once - {seat})
+    if seat not in table.clock_misses and seat not in table.clock_takeover and seat not in table.clock_once:
+        return table
+    misses = {s: n for s, n in table.clock_misses.items() if s != seat}
+    return replace(table, clock_misses=misses, clock_takeover=table.clock_takeover - {seat},
+                   clock_once=table.clock_once - {seat})
+
+
+def came_back(table: Table, seat: int) -> Table:
+    """The player of `seat` says they are back (`resume`): the bot stops playing for them."""
+    if seat not in table.clock_takeover and seat not in table.clock_misses:
+        return table
+    misses = {s: n for s, n in table.clock_misses.items() if s != seat}
+    return replace(table, clock_misses=misses, clock_takeover=table.clock_takeover - {seat})
