@@ -32,11 +32,12 @@ LAYER_OF = {
     "server.table": "table",
     "server.store": "store",
     "server.leaderboard": "store",  # the stored leaderboard's lines (the store keeps them)
+    "server.archive": "store",  # the durable archive of finished sessions: a storage port beside the store
     "server.coord": "coord",
     "server.live": "live",
     **{f"server.{name}": "edge" for name in (
         "server", "connection", "settings", "http", "protocol", "challenge", "client", "cluster", "__main__",
-        "metrics", "limits", "gc_policy", "loop_lag", "replay_service")},
+        "metrics", "limits", "gc_policy", "loop_lag", "replay_service", "static_files")},
 }
 # Besides the standard library, what the table core may import: the layers below it.
 TABLE_MAY_IMPORT = ("server.table", "server.rules", "server.bots")

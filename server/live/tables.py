@@ -32,6 +32,7 @@ from .new_room import NewRoom
 from .outbox import Outbox
 from .registry import RoomRegistry
 from .room import Command, LiveRoom, Member, RoomListener
+from .seat_claims import SeatClaims
 from .shared import SharedRooms
 from .timers import GraceTimers
 
@@ -51,6 +52,7 @@ class Membership:
     room: LiveRoom
     participant: str | None
     token: str | None
+    claim: int = 0  # the seat's `claims` count when this connection took or resumed it
 
 
 def new_room_id() -> str:
@@ -83,10 +85,12 @@ class Tables:
         owner = self.shared.ownership  # the bots and timers run where the room is owned
         self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers, owner)
         self.timers = GraceTimers(owner)
+        self.claims = SeatClaims(self)
         for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.lobby, self.bots,
-                         *self.shared.listeners):
+                         self.claims, *self.shared.listeners):
             self.registry.listen(listener)
         self.members: dict[Member, Membership] = {}
+        self._resuming: set[Member] = set()  # connections whose `resume` is under way
 
     def listen(self, listener: RoomListener) -> None:
         """Add a listener of every room's committed changes (e.g. the daily leaderboard)."""
@@ -135,12 +139,17 @@ class Tables:
         found = self.members.get(member)
         return found.room if found is not None else None
 
-    async def enter(self, member: Member, room: LiveRoom, participant: str | None, token: str | None) -> None:
-        """Move a connection into a room (out of its previous one) and push it the state."""
+    async def enter(self, member: Member, room: LiveRoom, participant: str | None, token: str | None,
+                    claim: int | None = None) -> None:
+        """Move a connection into a room (out of its previous one) and push it the state. `claim`: the
+        seat's claim it holds (by default the room's current one)."""
         await self.depart(member)
         self.lobby.subscribers.discard(member)
         await self.shared.attach(room)
-        self.members[member] = Membership(room, participant, token)
+        if claim is None:
+            seat = facts.seat_of(room.table, participant)
+            claim = room.table.claims[seat] if seat is not None else 0
+        self.members[member] = Membership(room, participant, token, claim)
 
         outcome = await room.admit(member, participant)
         if outcome is not None and outcome.events:
@@ -203,20 +212,43 @@ class Tables:
         return outcome.answer
 
     async def resume(self, member: Member, room_id: str, token: str) -> JSON:
-        """`resume`: the token gives back the seat (and host rights) after a drop or a restart."""
+        """`resume`: the token gives back the seat (and host rights) after a drop or a restart. The
+        seat's claim is stored, so an older connection with this token loses the seat on every
+        process (`SeatClaims`), and a seat the turn clock gave the bot comes back."""
         room = await self._room(room_id)
+        self._resuming.add(member)  # its own claim must not move it to the rail meanwhile
         try:
-            answer = seating.resume(room.table, token).answer
-        except errors.BadToken:
-            if not await room.catch_up():  # the seat may have been taken through another process
-                raise
-            answer = seating.resume(room.table, token).answer
-        participant = hash_token(token)
-        for other, holder in list(room.members.items()):
-            if other is not member and holder == participant:
-                await self.enter(other, room, None, None)  # the newest connection holds the seat
-        await self.enter(member, room, participant, token)
-        return answer
+            outcome = await self._apply(room, lambda table: seating.resume(table, token))
+            seat = outcome.answer["seat"]
+            participant = hash_token(token)
+            for other, holder in list(room.members.items()):
+                if other is not member and holder == participant:
+                    await self.enter(other, room, None, None)  # the newest connection holds the seat
+            claim = outcome.table.claims[seat] if seat is not None else 0
+            await self.enter(member, room, participant, token, claim)
+        finally:
+            self._resuming.discard(member)
+        return outcome.answer
+
+    # ---------------------------------------------------------------- the claims port (SeatClaims)
+
+    def outclaimed(self, room: LiveRoom) -> list[Member]:
+        """The connections of `room` here whose seat was resumed since by a newer connection."""
+        return [member for member in room.members if self._outclaimed(room, member)]
+
+    def _outclaimed(self, room: LiveRoom, member: Member) -> bool:
+        here = self.members.get(member)
+        seat = facts.seat_of(room.table, room.members.get(member))
+        if here is None or here.room is not room or seat is None or member in self._resuming:
+            return False
+        return here.claim < room.table.claims[seat]
+
+    async def to_spectator(self, room: LiveRoom, member: Member) -> None:
+        """A connection that lost its seat to a newer one stays in the room as a spectator (asked
+        again here: the connection may have resumed the seat itself meanwhile)."""
+        if self._outclaimed(room, member):
+            log.info("seat resumed elsewhere", extra={"fields": {"room": room.room_id}})
+            await self.enter(member, room, None, None)
 
     async def watch(self, member: Member, room_id: str) -> JSON:
         """`watch`: enter as a spectator."""

@@ -127,10 +127,11 @@ def test_the_players_own_action_resets_the_count() -> None:
     assert mine.clock_misses == {}
 
 
-def test_a_resume_with_no_takeover_changes_nothing() -> None:
+def test_a_resume_with_no_takeover_only_claims_the_seat() -> None:
     table = clocked_table(10.0)
     outcome = seating.resume(table, TOKENS[1])
-    assert not outcome.stored and outcome.table is table
+    assert outcome.events == [] and outcome.table.claims == (0, 1, 0, 0)
+    assert outcome.table.clock == table.clock and outcome.table.clock_takeover == table.clock_takeover
 
 
 def test_a_presence_arrival_does_not_end_a_clock_takeover() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from table_helpers import HOST_TOKEN, TOKENS, new_table, participant, seated_table, started_table
 
-from server.table import errors, facts, hash_token, seating, to_stored
+from server.table import errors, facts, from_stored, hash_token, seating, to_stored
 
 
 def test_create_makes_the_creator_host_and_seats_them() -> None:
@@ -60,7 +60,12 @@ def test_join_is_pure_the_old_table_keeps_its_seat_empty() -> None:
 
 def test_resume_gives_the_seat_back_and_refuses_unknown_tokens() -> None:
     table = seated_table(3)
-    assert seating.resume(table, TOKENS[2]).answer == {"room_id": "room1", "seat": 2, "host": False}
+    resumed = seating.resume(table, TOKENS[2])
+    assert resumed.answer == {"room_id": "room1", "seat": 2, "host": False}
+    # Stored: the connection that resumed last holds the seat, on whichever process it is.
+    assert resumed.stored and resumed.table.claims == (0, 0, 1, 0)
+    assert from_stored(to_stored(resumed.table), 2, ()).claims == (0, 0, 1, 0)
+    assert seating.resume(resumed.table, TOKENS[2]).table.claims == (0, 0, 2, 0)
     assert seating.resume(table, HOST_TOKEN).answer["host"] is True
     with pytest.raises(errors.BadToken):
         seating.resume(table, "forged")
