@@ -38,12 +38,12 @@ from typing import Any
 import websockets.asyncio.client
 
 from bench.leak_check import DealKey, hidden_card_leaks
-from server.app import WhistServer
 from server.bots import get_bot
 from server.client import ServerError, WhistClient
 from server.coord import Coordination, new_process_id, redis_coordination
-from server.limits import Limits
 from server.rules import get_ruleset, ruleset_names
+from server.server import WhistServer
+from server.settings import Limits
 from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 from server.table import facts

@@ -474,11 +474,11 @@ def _utf8_clean(data: Any) -> bool:
     return True
 
 
-def decode_frame(frame: str | bytes) -> dict[str, Any]:
+def decode_frame(frame: str | bytes, max_bytes: int = MAX_FRAME_BYTES) -> dict[str, Any]:
     """Bytes or text to a message object (not yet validated); raises `ProtocolError`."""
-    if len(frame) > MAX_FRAME_BYTES:
+    if len(frame) > max_bytes:
         raise ProtocolError("frame_too_large", f"frame of {len(frame)} bytes is over the limit of "
-                            f"{MAX_FRAME_BYTES} bytes (64 KiB)")
+                            f"{max_bytes} bytes ({max_bytes / 1024:g} KiB)")
     data: Any
     if isinstance(frame, str):
         try:

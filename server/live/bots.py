@@ -136,7 +136,7 @@ class BotDriver(RoomListener):
     `play.act` like a human's. A move the store did not take is retried after `BOT_RETRY_SECONDS`.
     """
 
-    def __init__(self, scheduler: BotScheduler, delay: float = 0.6, observer: BotObserver | None = None,
+    def __init__(self, scheduler: BotScheduler, delay: float, observer: BotObserver | None = None,
                  pool_workers: int = 1, owner: Owner = owns_every_room) -> None:
         self.scheduler = scheduler
         self.delay = delay

@@ -45,10 +45,6 @@ ALONE_LEASE_SECONDS = 24 * 3600.0
 # How many times a player's request is judged again after the room turned out to be behind the store
 # (another process changed it): a stale copy must never refuse a legal move.
 ATTEMPTS = 4
-# Refusals that cannot come from an old copy of the room (anything else may: not your turn, seat taken...).
-NEVER_STALE = (errors.MalformedAction, errors.SpectatorCannotAct, errors.StoreUnavailable,
-               errors.UnknownRuleset, errors.BadHouseRules, errors.UnknownBot, errors.NoSuchRoom,
-               errors.NotInRoom, errors.HintsOff)
 
 
 @dataclass(slots=True)
@@ -75,7 +71,7 @@ class Tables:
     `coordination`: the primitives shared with the other processes on the same store (Redis); by
     default the in-memory twins of a process alone on its store (it owns every room)."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None,
+    def __init__(self, store: Store, bot_delay: float, scheduler: BotScheduler | None = None,
                  coordination: Coordination | None = None, metrics: BotObserver | None = None,
                  bot_workers: int = 1) -> None:
         self.store = store
@@ -386,7 +382,7 @@ class Tables:
                 if attempt == ATTEMPTS:
                     raise
                 continue
-            except NEVER_STALE:
+            except errors.NEVER_STALE:  # no catching up changes these (the classes say)
                 raise
             except TableError:
                 if attempt == ATTEMPTS or not await room.catch_up():

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from server_helpers import Connect, LiveServer, ServerProcess
 
-from server.app import Limits, WhistServer
 from server.client import WhistClient
+from server.server import WhistServer
+from server.settings import Limits
 from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 

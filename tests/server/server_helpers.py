@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.leak_check import cards_in
-from server.app import WhistServer
 from server.bots import get_bot
 from server.client import WhistClient
+from server.server import WhistServer
 
 ROOT = Path(__file__).resolve().parents[2]
 Connect = Callable[..., Awaitable[WhistClient]]

@@ -13,8 +13,10 @@ from server_helpers import Connect, LiveServer
 from websockets.asyncio.client import connect as connect_raw
 from websockets.exceptions import ConnectionClosed
 
-from server.app import MAX_STRIKES, Limits
 from server.client import WhistClient
+from server.settings import Limits
+
+MAX_STRIKES = Limits().max_strikes
 
 
 async def started_table(connect: Connect) -> list[WhistClient]:

@@ -25,11 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.leak_check import cards_in, hidden_card_leaks
-from server.app import WhistServer
 from server.client import WhistClient
 from server.coord import new_process_id, redis_coordination
-from server.limits import Limits
 from server.rules import ruleset_names
+from server.server import WhistServer
+from server.settings import Limits
 from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 from server.table.state import to_stored

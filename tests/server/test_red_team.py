@@ -57,8 +57,9 @@ def http_get(server: ServerProcess, path: str) -> tuple[int, bytes]:
 
 
 @pytest.mark.parametrize("path", [
-    "/../server/app.py", "/%2e%2e/server/app.py", "/%2e%2e%2fserver%2fapp.py", "/..%2f..%2fpyproject.toml",
-    "/js/../../pyproject.toml", "/%2fetc%2fpasswd", "//etc/passwd", "/..%5cserver%5capp.py",
+    "/../server/server.py", "/%2e%2e/server/server.py", "/%2e%2e%2fserver%2fserver.py",
+    "/..%2f..%2fpyproject.toml",
+    "/js/../../pyproject.toml", "/%2fetc%2fpasswd", "//etc/passwd", "/..%5cserver%5cserver.py",
     "/%00", "/index.html%00.js", "/" + "a" * 5000, "/%ff%fe",
 ])
 def test_static_paths_never_leave_client_web_and_odd_ones_get_404(server: ServerProcess, path: str) -> None:

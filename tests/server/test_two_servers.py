@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from server.app import Limits, WhistServer
 from server.client import ServerError, WhistClient
 from server.coord import redis_coordination
+from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
 from server.table import from_stored
 

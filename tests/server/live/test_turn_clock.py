@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from server_helpers import Connect
 
-from server.app import Limits, WhistServer
 from server.client import ServerError, WhistClient
+from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
 
 MARGIN = 20.0  # generous: a busy machine may be slow to schedule, never early

@@ -1,4 +1,5 @@
-"""The WebSocket server: connections, per-connection limits, and the dispatch of requests to rooms."""
+"""The WebSocket server: accepts connections (within the per-address limits), routes each request to
+the rooms, and serves /health and /metrics on the same port."""
 
 from __future__ import annotations
 
@@ -13,69 +14,36 @@ from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve, unix_serve
+from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
 from websockets.exceptions import ConnectionClosed
 
 from . import protocol
 from .bots import bot_names
 from .challenge import DailyChallenge
+from .connection import Connection
 from .coord import Coordination
 from .http import DEFAULT_STATIC_DIR, client_address, make_process_request, parse_networks
-from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow, Limits
+from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow
 from .live import Tables
 from .loop_lag import watch_loop_lag
 from .metrics import InstrumentedStore, Metrics
-from .protocol import ProtocolError, RequestId
+from .protocol import ProtocolError
 from .replay_service import replay_answer
 from .rules import ruleset_names
+from .settings import DEFAULTS, Limits, package_version
 from .store import Store
-from .table import Table, TableError, chat, errors, facts
+from .table import Table, TableError, chat, facts
 
 log = logging.getLogger("whist.app")
 
-SERVER_NAME = "whist-server 0.1.0"
+SERVER_NAME = f"whist-server {package_version()}"
 # The HTTP `Server` header: the product only, no version (a version tells an attacker what to try).
 SERVER_HEADER = "whist-server"
-# Frames between 64 KiB and this size get a `frame_too_large` error; larger ones close with 1009.
-HARD_MAX_FRAME = 1024 * 1024
-# Protocol-level errors (bad frames, flooding) within STRIKE_WINDOW seconds that close the connection
-# with 1008. A window rather than "in a row": a flooder's messages that slip through as the bucket
-# refills must not wipe the slate.
-MAX_STRIKES = 30
-STRIKE_WINDOW = 10.0
-OUTBOX_LIMIT = 5000
-# A frame is written at once while the connection's write buffer holds less than this (websockets' own
-# high-water mark); past it frames wait in the outbox, sent one by one as the client reads.
-DIRECT_WRITE_LIMIT = 32 * 1024
-# New rooms one connection may open (create_room, daily) per NEW_ROOM_WINDOW seconds: every room is
-# kept (a waiting one in memory and in the lobby), so one client must not make thousands.
-MAX_NEW_ROOMS = 10
-NEW_ROOM_WINDOW = 60.0
-ABUSE_CODES = frozenset(
-    ("bad_json", "bad_msgpack", "unknown_type", "invalid_message", "frame_too_large", "rate_limited")
-)
-# The wire code of each table error (the table core knows no wire codes: they are mapped here).
-ERROR_CODES: dict[type[TableError], str] = {
-    errors.UnknownRuleset: "unknown_ruleset", errors.BadHouseRules: "bad_house_rules",
-    errors.UnknownBot: "unknown_bot", errors.NoSuchRoom: "no_such_room", errors.NotInRoom: "not_in_room",
-    errors.SessionOver: "session_over", errors.NotStarted: "not_started",
-    errors.AlreadyStarted: "already_started", errors.AlreadySeated: "already_seated",
-    errors.RoomFull: "room_full", errors.SeatTaken: "seat_taken", errors.BadToken: "bad_token",
-    errors.NotHost: "not_host", errors.NotABot: "not_a_bot", errors.DailyRoom: "daily_room",
-    errors.SpectatorCannotAct: "spectator_cannot_act", errors.NotYourSeat: "not_your_seat",
-    errors.NotSeated: "not_seated", errors.NotYourTurn: "not_your_turn",
-    errors.IllegalAction: "illegal_action", errors.MalformedAction: "malformed_action",
-    errors.DealInProgress: "deal_in_progress", errors.HintsOff: "hints_off", errors.Conflict: "conflict",
-    errors.StoreUnavailable: "store_unavailable", errors.MalformedChat: "malformed_chat",
-    errors.SessionNotOver: "session_not_over", errors.ChatEmpty: "chat_empty",
-    errors.ChatTooLong: "chat_too_long", errors.ChatMuted: "chat_muted",
-    errors.ChatRateLimited: "rate_limited",
-}
 
 
 def wire_error(problem: TableError) -> ProtocolError:
-    """A table error as the protocol's error (its stable code and message)."""
-    return ProtocolError(ERROR_CODES.get(type(problem), "internal_error"), problem.message)
+    """A table error as the protocol's error (the stable code its class carries, and its message)."""
+    return ProtocolError(problem.code, problem.message)
 
 
 def room_kind(table: Table) -> str:
@@ -89,172 +57,6 @@ def ruleset_info() -> dict[str, Any]:
     return protocol.ruleset_info()
 
 
-class Connection:
-    """One client: its name, encoding, room and seat token, bucket and outgoing queue."""
-
-    def __init__(self, websocket: ServerConnection, app: WhistServer, address: str = "") -> None:
-        self.websocket = websocket
-        self.app = app
-        self.address = address  # the client's address (from X-Forwarded-For behind a trusted proxy)
-        self.name = "Player"
-        self.wants_events = True
-        self.binary = False
-        self.tokens = app.limits.burst
-        self.refilled = time.monotonic()
-        self.strikes: collections.deque[float] = collections.deque()  # times of recent abuse errors
-        self.new_rooms: collections.deque[float] = collections.deque()  # times of recent room creations
-        self.outbox: asyncio.Queue[str | bytes] = asyncio.Queue()
-        self.writer: asyncio.Task[None] | None = None  # started when a frame first has to wait
-        self.closing = False
-        self.heard = time.monotonic()  # when the client's last frame arrived (the idle limit)
-
-    # ---------------------------------------------------------------- sending
-
-    def push(self, message: dict[str, Any]) -> None:
-        """Queue a message in the connection's current encoding (the last one the client used)."""
-        if self.closing:
-            return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
-            # A client that reads nothing must not hold the server's memory.
-            self.app.metrics.limit_refusals.labels("not_reading").inc()
-            self.close(1008, "not reading: too many messages waiting")
-            return
-        if message.get("type") == "error":
-            self.app.metrics.count_error(str(message.get("code")))
-        frame = protocol.encode_frame(message, self.binary)
-        transport = self.websocket.transport
-        if (self.outbox.empty() and transport is not None
-                and transport.get_write_buffer_size() < DIRECT_WRITE_LIMIT):
-            # Nothing waits before it and the socket takes data: write it now, in order, without a
-            # queue and a task switch per frame (most frames of a busy server go this way). A closed
-            # connection is skipped, as `send` would have raised ConnectionClosed.
-            broadcast((self.websocket,), frame)
-            return
-        self.outbox.put_nowait(frame)
-        if self.writer is None:
-            # Most connections never need one: no task per connection until a frame has to wait.
-            self.writer = asyncio.get_running_loop().create_task(self.write_loop())
-
-    def stop_writer(self) -> None:
-        """Stop sending queued frames (the connection is gone)."""
-        if self.writer is not None:
-            self.writer.cancel()
-
-    async def write_loop(self) -> None:
-        """Send queued frames in order."""
-        try:
-            while True:
-                frame = await self.outbox.get()
-                await self.websocket.send(frame)
-        except ConnectionClosed:
-            pass
-
-    def close(self, code: int, reason: str) -> None:
-        """Close the connection (after what is queued has been sent)."""
-        if self.closing:
-            return
-        self.closing = True
-        log.info("closing connection", extra={"fields": {"code": code, "reason": reason}})
-
-        async def close_after_flush() -> None:
-            # Let the last answers (the errors that explain the close) go out, but not forever: a
-            # client that reads nothing is closed after a short wait.
-            deadline = time.monotonic() + 2.0
-            while not self.outbox.empty() and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-            await self.websocket.close(code, reason)
-
-        self.app.spawn(close_after_flush())
-
-    def count_new_room(self) -> None:
-        """Count a room this connection is about to open, or refuse it (`rate_limited`) past the limits:
-        per connection per minute, and per client address per hour."""
-        now = time.monotonic()
-        while self.new_rooms and self.new_rooms[0] < now - NEW_ROOM_WINDOW:
-            self.new_rooms.popleft()
-        if len(self.new_rooms) >= MAX_NEW_ROOMS:
-            raise ProtocolError("rate_limited", f"too many new rooms: at most {MAX_NEW_ROOMS} per "
-                                f"{NEW_ROOM_WINDOW:g} seconds from one connection; this one was not created")
-        per_hour = self.app.limits.rooms_per_address_per_hour
-        if per_hour:
-            recent = self.app.rooms_by_address.recent(self.address, now)
-            if recent >= per_hour:
-                self.app.metrics.limit_refusals.labels("rooms_per_address").inc()
-                raise ProtocolError("rate_limited", f"too many new rooms from your address: at most "
-                                    f"{per_hour} an hour; this one was not created")
-            self.app.rooms_by_address.add(self.address, now)
-        self.new_rooms.append(now)
-
-    # ---------------------------------------------------------------- receiving
-
-    def _take_token(self) -> bool:
-        now = time.monotonic()
-        limits = self.app.limits
-        self.tokens = min(limits.burst, self.tokens + (now - self.refilled) * limits.rate)
-        self.refilled = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-    async def receive(self, frame: str | bytes) -> None:
-        """Handle one frame: limits, decoding, validation, dispatch; always one answer."""
-        started = time.perf_counter()
-        kind, outcome = "invalid", "error"
-        try:
-            kind, outcome = await self._receive(frame)
-        finally:
-            seconds = time.perf_counter() - started
-            self.app.request_seconds.append(seconds)
-            metrics = self.app.metrics
-            metrics.request_seconds.observe(seconds)
-            metrics.requests.labels(kind, outcome).inc()
-            if kind == "act" and outcome == "ok":
-                # A room pushes a change to everyone before the request is answered: for a human's
-                # action, the request's time is its action-to-push time. (Bots' actions: the room layer.)
-                metrics.count_action("human")
-                metrics.observe_action_to_push(seconds)
-
-    async def _receive(self, frame: str | bytes) -> tuple[str, str]:
-        """Answer one frame; returns the request's type ("invalid" if unreadable) and "ok" or "error"."""
-        kind = "invalid"
-        self.binary = isinstance(frame, bytes)
-        request_id: RequestId | None = None
-        try:
-            if not self._take_token():
-                limits = self.app.limits
-                raise ProtocolError("rate_limited", f"too many messages: at most {limits.rate:g} per second "
-                                    f"(bursts of {limits.burst:g}); this one was ignored",
-                                    protocol.peek_request_id(frame))
-            data = protocol.decode_frame(frame)
-            raw_id = data.get("id")
-            if isinstance(raw_id, int | str) and not isinstance(raw_id, bool):
-                request_id = raw_id
-            request = protocol.parse_request(data)
-            kind = request.type
-            result = await self.app.dispatch(self, request)
-            self.push(protocol.ok(request.id, result))
-            return kind, "ok"
-        except ProtocolError as problem:
-            answer_id = problem.request_id if problem.request_id is not None else request_id
-            self.push(protocol.error(answer_id, problem.code, problem.message))
-            if problem.code in ABUSE_CODES:
-                now = time.monotonic()
-                self.strikes.append(now)
-                while self.strikes and self.strikes[0] < now - STRIKE_WINDOW:
-                    self.strikes.popleft()
-                if len(self.strikes) >= MAX_STRIKES and not self.closing:
-                    self.app.metrics.rate_limit_closes.inc()
-                    self.close(1008, f"too many bad or excess messages ({problem.code})")
-        except Exception as failure:
-            log.exception("request failed")
-            # The details (which may name hosts or files) go to the log, not to the client.
-            self.push(protocol.error(request_id, "internal_error",
-                                     f"the server failed on this request ({type(failure).__name__}); "
-                                     "nothing was applied"))
-        return kind, "error"
-
-
 class WhistServer:
     """The server: a room manager on a store, listening for WebSocket and HTTP on one port."""
 
@@ -262,7 +64,7 @@ class WhistServer:
         self,
         store: Store,
         *,
-        bot_delay: float = 0.6,
+        bot_delay: float = DEFAULTS.bot_delay,
         static_dir: Path = DEFAULT_STATIC_DIR,
         limits: Limits | None = None,
         compression: str | None = None,
@@ -270,7 +72,7 @@ class WhistServer:
         replica_id: str | None = None,
         trusted_proxies: Sequence[str] = (),
         coordination: Coordination | None = None,
-        bot_workers: int = 1,
+        bot_workers: int = DEFAULTS.bot_workers,
     ) -> None:
         self.store = store
         self.replica_id = replica_id  # which process this is among several on one store (/health)
@@ -471,11 +273,11 @@ class WhistServer:
         options: dict[str, Any] = {
             "process_request": make_process_request(self.static_dir, self.health, self.scrape, self.metrics),
             "server_header": SERVER_HEADER,
-            "max_size": HARD_MAX_FRAME,
+            "max_size": self.limits.hard_frame_bytes,
             "compression": self.compression,
             "ping_interval": self.limits.ping_interval or None,
             "ping_timeout": self.limits.ping_timeout or None,
-            "close_timeout": 3,  # on shutdown, do not wait long for clients that do not answer
+            "close_timeout": self.limits.close_timeout,
         }
         self.server = await serve(self.handle, host, port, **options)
         if unix_path is not None:
