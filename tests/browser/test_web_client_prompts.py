@@ -69,12 +69,10 @@ def show(page: Page, server_url: str, view: dict[str, Any], seat: int | None) ->
         """([view, room, seat]) => {
             const app = window.whistApp;
             window.acted = [];
-            app.act = (action) => { window.acted.push(action); };
-            app.roomId = 'fake';
-            app.you = {seat, host: seat !== null, spectator: seat === null};
-            app.room = room;
-            app.view = view;
-            app.rerender();
+            app.actions.act = (action) => { window.acted.push(action); };
+            app.update.roomEntered(room.room_id);
+            app.receive({type: 'state', room_id: room.room_id, room, view,
+                         you: {seat, host: seat !== null, spectator: seat === null}});
         }""",
         [view, room_for(view, seat), seat],
     )
