@@ -7,7 +7,7 @@ import { cardFace } from "./cards.js";
 import { RED_SUITS, parseAction } from "./calls.js";
 import { mySeat, seatName, currentHint } from "./common.js";
 import { actions } from "./actions.js";
-import { handFocused } from "./store.js";
+import * as store from "./store.js";
 
 /** The cards the player may play or discard now, each with its action. */
 export function legalCards(view) {
@@ -58,13 +58,14 @@ export function handArea(state, { onRefused }) {
       },
     });
     button.addEventListener("click", () => {
-      if (!playable.has(card) || state.pendingAction) {
-        onRefused(whyNot(state, myTurn));
+      const now = store.state(); // the state when tapped: an action may have been sent since the hand was drawn
+      if (!playable.has(card) || now.pendingAction) {
+        onRefused(whyNot(now, myTurn));
         return;
       }
       actions.act(playable.get(card));
     });
-    button.addEventListener("focus", () => handFocused(card));
+    button.addEventListener("focus", () => store.handFocused(card));
     return button;
   });
   el.addEventListener("keydown", (event) => moveInHand(event, el, myTurn));

@@ -119,7 +119,7 @@ function buildLobby(state) {
 
   const submit = (sit, bots = null) => (event) => {
     event.preventDefault();
-    if (nameInput.value.trim() && nameInput.value.trim() !== state.name) actions.saveName(nameInput.value);
+    if (nameInput.value.trim() && nameInput.value.trim() !== store.state().name) actions.saveName(nameInput.value);
     const now = form();
     const session = now.length === "deals" ? { deals: now.deals || 1 } : now.length === "target" ? { target: now.target || 1 } : {};
     actions.createRoom({ ruleset: now.ruleset, houseRules: { ...now.houseRules }, session, bots: bots ?? now.bots, sit, bot: now.bot });
@@ -132,7 +132,7 @@ function buildLobby(state) {
   }, rulesets.map((name) => h("option", { value: name, selected: store.state().ui.quickRuleset === name }, rulesetTitle(state, name))));
   const quick = (event) => {
     event.preventDefault();
-    if (nameInput.value.trim() && nameInput.value.trim() !== state.name) actions.saveName(nameInput.value);
+    if (nameInput.value.trim() && nameInput.value.trim() !== store.state().name) actions.saveName(nameInput.value);
     actions.createRoom({ ruleset: store.state().ui.quickRuleset, houseRules: {}, session: { deals: store.DEFAULT_FORM.deals }, bots: true, sit: true, bot: form().bot });
   };
   nameForm.append(h("div", { class: "quick" },
@@ -179,11 +179,7 @@ function replayCard(state) {
 
 /** House rules of the chosen ruleset, as the server describes them (`hello` → `ruleset_info`). */
 function houseRulesOf(state, ruleset) {
-  const info = state.server.rulesetInfo?.[ruleset];
-  const rules = info?.house_rules;
-  if (!rules) return [];
-  if (Array.isArray(rules)) return rules;
-  return Object.entries(rules).map(([name, spec]) => ({ name, ...spec }));
+  return state.server.rulesetInfo?.[ruleset]?.house_rules || [];
 }
 
 /** A house rule's title: from the translation table, else its name made readable. */
@@ -258,7 +254,7 @@ function fillHouseRules(state, box) {
 /** The daily challenge: today's deals, the same for everyone, and the day's leaderboard. */
 function dailyCard(state, nameInput) {
   const start = () => {
-    if (nameInput.value.trim() && nameInput.value.trim() !== state.name) actions.saveName(nameInput.value);
+    if (nameInput.value.trim() && nameInput.value.trim() !== store.state().name) actions.saveName(nameInput.value);
     actions.startDaily();
   };
   return h("section", { class: "card-panel daily", id: "daily", "aria-labelledby": "daily-title" },

@@ -206,8 +206,8 @@ def test_there_is_no_hint_button_in_a_daily_challenge_room(
     page = context.new_page()
     show(page, server_url, play_view(), 0)
     assert page.locator("[data-key=hint]").count() == 1
-    page.evaluate("() => { const a = window.whistApp;"
-                  " a.update.stateReceived({you: a.you, view: a.view, room: {...a.room, daily: '2026-12-01'}}); }")
+    page.evaluate("() => { const a = window.whistApp; a.update.stateReceived("
+                  "{you: a.you, view: a.view, room: {...a.room, daily: '2026-12-01'}}); }")
     page.wait_for_selector("[data-key=hint]", state="detached")
     assert page.locator(".hand .card.playable").count() >= 1
     context.close()
