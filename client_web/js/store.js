@@ -10,7 +10,7 @@ const NAME_KEY = "whist.name";
 const FOUR_COLOUR_KEY = "whist.fourcolour";
 
 /** The create-room form as it first opens ("Play now" plays its number of deals). */
-export const DEFAULT_FORM = { ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true, bot: null };
+export const DEFAULT_FORM = Object.freeze({ ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true, bot: null });
 
 let current = freeze({
   name: storageGet(NAME_KEY) || "",

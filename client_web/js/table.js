@@ -18,8 +18,6 @@ import { actions } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
 import { dialogOpened } from "./store.js";
 
-export { seatName, contractTitle };
-
 // ------------------------------------------------------------------------------------------ announcements
 
 /** Announce the events that deserve words, speak plays and calls, and play the optional sounds. */
