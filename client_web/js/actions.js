@@ -24,12 +24,15 @@ const serverReady = new Promise((resolve) => { serverKnown = resolve; });
 /** The connection to the server; every new one says hello, then resumes the room shown (or lists rooms). */
 export const conn = new Connection({ onPush: receive, onStatus: showStatus, onOpen: greet, roomOf: () => state().roomId });
 
-/** Send a request; a refusal is shown in words (unless its code is in `quiet`) and resolves to null. */
-export async function send(type, fields = {}, { quiet = [] } = {}) {
+/**
+ * Send a request; resolves with its result, or with null once a refusal has been shown in words (a
+ * request that expects a code of its own calls `conn.request` and handles it).
+ */
+export async function send(type, fields = {}) {
   try {
     return await conn.request(type, fields);
   } catch (error) {
-    if (!quiet.includes(error.code)) showError(error);
+    showError(error);
     return null;
   }
 }
@@ -95,8 +98,7 @@ export const actions = {
       update.leaderboardLoaded(await conn.request("leaderboard", { limit: 20 }));
     } catch (error) {
       if (error.code === "unknown_type" || error.code === "invalid_message") update.leaderboardMissing();
-      else if (error.code !== "disconnected") showError(error);
-      else update.redrawn();
+      else showError(error); // "disconnected" is said by the banner
     }
   },
 
