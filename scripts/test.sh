@@ -30,7 +30,7 @@ if ! redis_answers; then
   redis_answers || { echo "Redis did not start" >&2; exit 1; }
 fi
 
-# The archive tests (tests/server/archive) need PostgreSQL on 127.0.0.1:5432 (trust authentication for
+# The archive tests (tests/archive) need PostgreSQL on 127.0.0.1:5432 (trust authentication for
 # the postgres user, as this machine kind has it): start the installed cluster if it is not answering.
 # They fail, never skip, when it does not answer.
 if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then

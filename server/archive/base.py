@@ -1,6 +1,6 @@
 """The archive port: where finished sessions go once they leave the live store, with their deals, the
 players' histories and the ratings. The SQLite and PostgreSQL adapters implement it and pass one
-contract suite (tests/server/archive/test_contract.py)."""
+contract suite (tests/archive/test_contract.py)."""
 
 from __future__ import annotations
 

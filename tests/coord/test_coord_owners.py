@@ -3,7 +3,7 @@ each unfinished room, and the rooms whose latest owner is not alive (orphans).""
 
 from __future__ import annotations
 
-from conftest import MakeCoord
+from coord_helpers import MakeCoord
 
 
 async def test_the_book_names_each_rooms_latest_owner_until_the_room_is_forgotten(

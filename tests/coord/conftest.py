@@ -1,18 +1,15 @@
-"""Fixtures of the cluster tests: coordination primitives of several "processes" on one backend
+"""Fixtures of the coordination tests: coordination primitives of several "processes" on one backend
 (the test Redis under a unique prefix, or in-memory twins sharing a hub)."""
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from coord_helpers import MakeCoord
 
 from server.coord import Coordination, MemoryHub, memory_coordination, redis_coordination
-
-MakeCoord = Callable[..., Coordination]
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -34,18 +31,3 @@ async def make_coord(request: pytest.FixtureRequest, redis_url: str, redis_clean
     yield make
     for coord in made:
         await coord.close()
-
-
-async def eventually(check: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    """Await `check()` (sync or async) until it returns a true value; fails after `timeout` seconds
-    (generous: the machine is shared, and no test asserts how fast it happens)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if asyncio.iscoroutine(result):
-            result = await result
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: still false after {timeout} s")
-        await asyncio.sleep(0.05)

@@ -15,7 +15,7 @@ from archive_sessions import bots, finished, humans
 from server.archive import Archive, open_archive
 from server.archive.exchange import document, export_all, export_room, import_sessions
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def archive_command(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,7 @@ from archive_sessions import finished, humans
 from server.archive import open_archive
 from server.archive.schema import current_revision, head_revision, upgrade
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_an_empty_database_is_migrated_to_the_newest_revision_on_open(archive_url: str) -> None:

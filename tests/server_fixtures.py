@@ -1,4 +1,5 @@
-"""Fixtures of the server suite: both stores, an in-process server, client factories, a server process."""
+"""Fixtures shared by the store, live and server tests (a plugin of tests/conftest.py): both stores, an
+in-process server, client factories, a server process."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from conftest import MakeCoord, eventually
+from coord_helpers import MakeCoord, eventually
 
 from server.coord import SPECTATOR, Coordination
 from server.coord.scripts import BATCH

@@ -12,7 +12,7 @@ from archive_sessions import finished, humans, played_records
 from server.archive import DealEntry, SeatEntry, player_hash
 from server.rules.record import RecordError
 
-RECORDS = Path(__file__).resolve().parents[2] / "rules" / "records"
+RECORDS = Path(__file__).resolve().parents[1] / "rules" / "records"
 
 
 def record(name: str) -> dict[str, object]:

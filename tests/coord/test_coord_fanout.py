@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MakeCoord, eventually
+from coord_helpers import MakeCoord, eventually
 
 from server.cluster.processes import PrivateRedis
 from server.coord import Change, redis_coordination

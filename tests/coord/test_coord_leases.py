@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from conftest import MakeCoord, eventually
+from coord_helpers import MakeCoord, eventually
 from redis.asyncio import Redis
 
 from server.cluster.processes import PrivateRedis

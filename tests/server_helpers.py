@@ -17,7 +17,7 @@ from server.bots import get_bot
 from server.client import WhistClient
 from server.server import WhistServer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 Connect = Callable[..., Awaitable[WhistClient]]
 
 CARD = re.compile(r"^[AKQJT98765432][SHDC]$")
