@@ -15,6 +15,7 @@ from typing import Any
 
 from .actions import ParsedAction, parse_action
 from .cards import FULL_DECK, SUIT_NAMES, is_card, sort_hand
+from .copying import copy_fields
 from .deck import deal_from_seed
 from .errors import IllegalAction, MalformedAction, MalformedRecord
 from .fair import seed_commitment as commit_to
@@ -200,23 +201,12 @@ class Deal:
     def clone(self) -> Deal:
         """An independent copy of this deal, to try actions on (bots, tests) without touching it.
 
-        Much cheaper than `copy.deepcopy`: the ruleset, the dealt hands, the contract and the completed
-        tricks are immutable in practice and shared; the rest is copied.
+        Every field is copied by its type (`copying.py`), so a field added later is copied too. Shared:
+        the ruleset and the resolved house rules, which never change, and the items of the two lists only
+        ever appended to (completed tricks, opening announcements). The auction copies itself.
         """
-        twin = Deal.__new__(Deal)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = [set(hand) for hand in self.hands]
-        twin.log = list(self.log)
-        twin.calls = list(self.calls)
-        twin.discards = dict(self.discards)
-        twin.tricks = list(self.tricks)
-        if self.trick is not None:
-            twin.trick = Trick(self.trick.leader)
-            twin.trick.cards = list(self.trick.cards)
-        twin.tricks_won = list(self.tricks_won)
-        twin.exposed = list(self.exposed)
-        twin.points = list(self.points) if self.points is not None else None
-        twin.announcements = list(self.announcements)
+        twin = copy_fields(self, shared=("ruleset", "house_rules", "auction"),
+                           items_shared=("tricks", "announcements"))
         twin.auction = _clone_auction(self.auction, self, twin)
         return twin
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..rules import Session
+from ..rules.copying import copy_fields
 
 JSON = dict[str, Any]
 SEATS = (0, 1, 2, 3)
@@ -110,14 +111,10 @@ class Table:
 
 
 def fork_session(session: Session) -> Session:
-    """An independent copy of a session to apply a change to (the deal is cloned, the finished
-    deals' history is shared: it is only ever appended to)."""
-    twin = Session.__new__(Session)
-    twin.__dict__.update(session.__dict__)  # a shallow copy, without copy.copy's generic machinery
-    twin.balances = list(session.balances)
-    twin.history = list(session.history)
-    twin.deal = session.deal.clone()
-    return twin
+    """An independent copy of a session to apply a change to: every field copied by its type (the deal
+    by `Deal.clone`), except the ruleset and house rules, which never change, and the finished deals'
+    history, whose entries are only ever appended (the list is copied, its entries shared)."""
+    return copy_fields(session, shared=("ruleset", "house_rules"), items_shared=("history",))
 
 
 # ------------------------------------------------------------------------------------------- stored form

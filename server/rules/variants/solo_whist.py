@@ -6,12 +6,12 @@ turn logic and the payment arithmetic.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..actions import Arg, ParsedAction
+from ..copying import copy_fields
 from ..errors import IllegalAction
 from ..ruleset import Contract, DealFacts, DealInProgress, Event, Ruleset
 
@@ -49,10 +49,9 @@ class SoloWhistAuction:
         self.done = False
 
     def clone(self) -> SoloWhistAuction:
-        """An independent copy (see `Deal.clone`): only `passed` is a mutable container."""
-        twin = copy.copy(self)
-        twin.passed = set(self.passed)
-        return twin
+        """An independent copy (see `Deal.clone`): every field copied by its type but the ruleset and the
+        house rules, which never change."""
+        return copy_fields(self, shared=("ruleset", "house_rules"))
 
     # -- what may be called
 
