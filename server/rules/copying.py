@@ -15,15 +15,15 @@ What is shared, what is copied:
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from enum import Enum
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-#: Exact types whose values never change: the fast path of `independent`.
-_ATOMS: frozenset[type] = frozenset({type(None), bool, int, float, str, bytes, tuple, frozenset})
+#: Exact types whose values never change, shared without a look inside: the builtin ones, and each
+#: enum or frozen dataclass met so far (added by `_copier_for`).
+_ATOMS: set[type] = {type(None), bool, int, float, str, bytes, tuple, frozenset}
 
 
 def independent(value: T) -> T:
@@ -31,57 +31,94 @@ def independent(value: T) -> T:
     return _copy(value)  # type: ignore[no-any-return]
 
 
+def copy_fields(obj: T, shared: Collection[str] = (), items_shared: Collection[str] = ()) -> T:
+    """A copy of `obj` with every field made `independent`, except those named.
+
+    `shared`: fields that never change after construction, shared as they are. `items_shared`: lists or
+    dicts whose items never change once added (a log only appended to, a cache of lists handed out as
+    copies): the container is copied, its items shared.
+    """
+    cls = type(obj)
+    twin = cls.__new__(cls)
+    if hasattr(obj, "__dict__"):  # the comprehension is `_field`, written out: a copy runs on every action
+        twin.__dict__.update({
+            name: value if type(value) in _ATOMS or name in shared
+            else value.copy() if name in items_shared else _copy(value)
+            for name, value in obj.__dict__.items()})
+    for name in _SLOTS.get(cls) or _slots(cls):
+        if hasattr(obj, name):  # a slot never assigned stays unassigned
+            object.__setattr__(twin, name, _field(name, getattr(obj, name), shared, items_shared))
+    return twin
+
+
+def _field(name: str, value: Any, shared: Collection[str], items_shared: Collection[str]) -> Any:
+    """`value` shared, copied as a container of shared items, or made `independent`."""
+    if type(value) in _ATOMS or name in shared:
+        return value
+    if name in items_shared:
+        return value.copy()
+    return _copy(value)
+
+
 def _copy(value: Any) -> Any:
     kind = type(value)
     if kind in _ATOMS:
         return value
-    if kind is list:
-        return [_copy(item) for item in value]
-    if kind is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if kind is set:
-        return set(value)
-    if isinstance(value, tuple | frozenset | Enum) or _frozen_dataclass(value):
-        return value
-    clone = getattr(value, "clone", None)
-    if callable(clone):
-        return clone()
-    return copy_fields(value)
+    copier = _COPIERS.get(kind)
+    if copier is None:
+        copier = _COPIERS[kind] = _copier_for(kind)
+    return copier(value)
 
 
-def copy_fields(obj: T, shared: Collection[str] = (), items_shared: Collection[str] = ()) -> T:
-    """A copy of `obj` with every field made `independent`, except those named.
-
-    `shared`: fields that never change after construction, shared as they are. `items_shared`: lists
-    only ever appended to, whose items never change once added: the list is copied, its items shared.
-    """
-    cls = type(obj)
-    twin = cls.__new__(cls)
-    for name in _field_names(obj):
-        if not hasattr(obj, name):  # a slot never assigned
-            continue
-        value = getattr(obj, name)
-        if name in shared:
-            copied = value
-        elif name in items_shared:
-            copied = list(value)
-        else:
-            copied = independent(value)
-        object.__setattr__(twin, name, copied)
-    return twin
+def _share(value: Any) -> Any:
+    return value
 
 
-def _field_names(obj: object) -> list[str]:
-    """The instance fields of `obj`: its `__dict__` and the `__slots__` of its classes."""
-    names = list(getattr(obj, "__dict__", {}))
-    for cls in type(obj).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if name not in ("__dict__", "__weakref__"):
-                names.append(name)
-    return names
+def _copy_list(value: list[Any]) -> list[Any]:
+    return [item if type(item) in _ATOMS else item.copy() if type(item) is set else _copy(item)
+            for item in value]
 
 
-def _frozen_dataclass(value: object) -> bool:
-    params = getattr(value, "__dataclass_params__", None)
-    return params is not None and dataclasses.is_dataclass(value) and bool(params.frozen)
+def _copy_set(value: set[Any]) -> set[Any]:
+    return value.copy()  # the items of a set are hashable: values that never change
+
+
+def _copy_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    return {key: item if type(item) in _ATOMS else item.copy() if type(item) is set else _copy(item)
+            for key, item in value.items()}
+
+
+def _clone(value: Any) -> Any:
+    return value.clone()
+
+
+#: How each type met so far is copied (filled by `_copier_for` the first time a type is met).
+_COPIERS: dict[type, Callable[[Any], Any]] = {list: _copy_list, dict: _copy_dict, set: _copy_set}
+
+
+def _copier_for(kind: type) -> Callable[[Any], Any]:
+    """Share a type whose values never change; copy an object by its `clone()`, else field by field."""
+    params = getattr(kind, "__dataclass_params__", None)
+    if issubclass(kind, tuple | frozenset | Enum) or (params is not None and params.frozen):
+        _ATOMS.add(kind)
+        return _share
+    if issubclass(kind, list | dict | set):
+        raise TypeError(f"no generic copy for {kind.__name__}, a subclass of a container")
+    if callable(getattr(kind, "clone", None)):
+        return _clone
+    return copy_fields
+
+
+#: The instance slots of each class met so far (see `_slots`).
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    """The instance slots of `cls` and of the classes it derives from (remembered in `_SLOTS`)."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names += [name for name in ((slots,) if isinstance(slots, str) else slots)
+                  if name not in ("__dict__", "__weakref__")]
+    _SLOTS[cls] = found = tuple(names)
+    return found

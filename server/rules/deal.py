@@ -202,11 +202,12 @@ class Deal:
         """An independent copy of this deal, to try actions on (bots, tests) without touching it.
 
         Every field is copied by its type (`copying.py`), so a field added later is copied too. Shared:
-        the ruleset and the resolved house rules, which never change, and the items of the two lists only
-        ever appended to (completed tricks, opening announcements). The auction copies itself.
+        the ruleset and the resolved house rules, which never change, and the items of the lists only
+        ever appended to (the log, the calls, completed tricks, opening announcements). The auction
+        copies itself.
         """
         twin = copy_fields(self, shared=("ruleset", "house_rules", "auction"),
-                           items_shared=("tricks", "announcements"))
+                           items_shared=("log", "calls", "tricks", "announcements"))
         twin.auction = _clone_auction(self.auction, self, twin)
         return twin
 

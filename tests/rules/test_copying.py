@@ -19,8 +19,8 @@ from server.rules.variants.solo_whist import SoloWhistAuction
 
 #: Fields that never change once built, shared on purpose (the ruleset, its data, the house rules).
 SHARED = {"ruleset", "data", "house_rules"}
-#: Lists only appended to, whose items are shared on purpose (see `Deal.clone`).
-ITEMS_SHARED = {"tricks", "announcements"}
+#: Containers whose items never change once added, shared on purpose (see `Deal.clone`, `AuctionState`).
+ITEMS_SHARED = {"log", "calls", "tricks", "announcements", "legal_cache", "solo_cache"}
 SENTINEL = "sentinel-added-by-the-test"
 
 
@@ -45,9 +45,9 @@ def mutable_parts(obj: Any, path: str = "") -> Iterator[tuple[str, Any]]:
     if immutable(obj) or callable(obj):
         return
     yield path, obj
+    if path.rsplit(".", 1)[-1] in ITEMS_SHARED:
+        return
     if isinstance(obj, list):
-        if path.rsplit(".", 1)[-1] in ITEMS_SHARED:
-            return
         for index, item in enumerate(obj):
             yield from mutable_parts(item, f"{path}[{index}]")
     elif isinstance(obj, dict):

@@ -54,9 +54,9 @@ class AuctionState:
         self.solo_cache: dict[int, list[str]] = {}  # likewise
 
     def clone(self: State) -> State:
-        """An independent copy, for `Deal.clone`: every field copied by its type but the two that never
-        change (see `copying.py`)."""
-        return copy_fields(self, shared=("data", "house_rules"))
+        """An independent copy, for `Deal.clone`: every field copied by its type (see `copying.py`) but
+        the two that never change, and the caches' lists, which are only handed out as copies."""
+        return copy_fields(self, shared=("data", "house_rules"), items_shared=("legal_cache", "solo_cache"))
 
     # ---------------------------------------------------------------- standing calls
 
