@@ -151,7 +151,7 @@ class Deal:
         return self._apply_play(seat, parsed)
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see (None: a spectator). Computed in `views.py`, the one place for it."""
+        """What `seat` may see (None: a spectator), built in `views.py` with `visibility.py`'s answers."""
         return seat_view(self, seat)
 
     def result(self) -> dict[str, Any]:

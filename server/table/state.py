@@ -1,7 +1,7 @@
 """The table's typed state: options, seats, host, presence and the session, and its stored form.
 
-A `Table` is immutable: every command of `server/table/commands.py` returns a new one. The live rules
-engine object (`Session`) is the one mutable part; commands that change it work on a fork
+A `Table` is immutable: every command (`seating.py`, `play.py`, `presence.py`) returns a new one. The
+live rules engine object (`Session`) is the one mutable part; commands that change it work on a fork
 (`fork_session`), so the table they were given never changes.
 """
 
