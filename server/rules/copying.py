@@ -1,124 +1,114 @@
-"""Independent copies of the rules' mutable objects (a deal, an auction, a session), field by field.
+"""Independent copies of the rules' mutable objects (a deal, its auction and tricks, a session).
 
-Bots, tests and the table try actions on a copy and keep the original untouched, so a copy must not
-share anything that changes. Listing by hand which fields to copy is how a field gets forgotten (and
-then silently shared); here every field is copied by its type, and a class only names the fields that
-are safe to share because they never change (its ruleset, its resolved house rules).
+Bots, tests and the table try actions on a copy and keep the original untouched, so a copy must share
+nothing that changes. A copy written by hand, field by field, is how a field gets forgotten and then
+silently shared. Here each class states a `CopyPlan` once: every one of its fields, either shared (a
+value that never changes in place: a number, a string, a tuple, a frozen dataclass, the ruleset) or
+copied by a named copier. `CopyPlan.copy` refuses an object that has a field its plan does not name,
+so a field added later and forgotten fails the first copy (every test that copies a deal), instead of
+being shared. tests/rules/test_copying.py checks, at any depth, that no copied part is shared.
 
-What is shared, what is copied:
-
-- values that cannot change are shared: None, numbers, strings, tuples, frozensets, enums and frozen
-  dataclasses (a tuple is taken to hold only values that never change);
-- lists and dicts are copied with their items copied in turn; a set's items are hashable, so shared;
-- an object with a `clone()` method is copied by it; any other object field by field, like its owner.
+The plan is applied at C speed where it can be (every field shared in one update, then only the copied
+ones replaced): a deal is copied on every action the table applies, so a generic deep copy would cost
+several times more.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from enum import Enum
+from collections.abc import Callable, Iterable, Mapping, Set
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-#: Exact types whose values never change, shared without a look inside: the builtin ones, and each
-#: enum or frozen dataclass met so far (added by `_copier_for`).
-_ATOMS: set[type] = {type(None), bool, int, float, str, bytes, tuple, frozenset}
+#: A function returning an independent copy of a field's value.
+Copier = Callable[[Any], Any]
 
 
-def independent(value: T) -> T:
-    """A copy of `value` that shares nothing that can change."""
-    return _copy(value)  # type: ignore[no-any-return]
+class CopyPlan:
+    """How a class is copied: each field shared or copied, every field named exactly once."""
+
+    def __init__(self, owner: str, shared: Iterable[str], copied: Mapping[str, Copier]) -> None:
+        self.owner = owner
+        shared = frozenset(shared)
+        both = shared & set(copied)
+        if both:
+            raise ValueError(f"{owner}: fields both shared and copied: {sorted(both)}")
+        self.fields = shared | frozenset(copied)
+        self.shared = tuple(shared)
+        self.copied = tuple(copied.items())
+        self._slotted: set[type] = set()  # classes with slots whose slots matched the plan
+
+    def copy(self, obj: T) -> T:
+        """A copy of `obj` sharing the shared fields and holding a copy of each copied one."""
+        cls = type(obj)
+        twin = cls.__new__(cls)
+        if hasattr(obj, "__dict__"):
+            fields = obj.__dict__
+            self._check(fields.keys())
+            mine = twin.__dict__
+            mine.update(fields)
+            for name, copier in self.copied:
+                mine[name] = copier(fields[name])
+            return twin
+        if cls not in self._slotted:  # slots are fixed with the class: checked once per class
+            self._check(_slots(cls))
+            self._slotted.add(cls)
+        for name in self.shared:
+            object.__setattr__(twin, name, getattr(obj, name))
+        for name, copier in self.copied:
+            object.__setattr__(twin, name, copier(getattr(obj, name)))
+        return twin
+
+    def _check(self, names: Iterable[str]) -> None:
+        if not isinstance(names, Set):
+            names = frozenset(names)
+        if names != self.fields:
+            unknown = sorted(set(names) - self.fields)
+            missing = sorted(self.fields - set(names))
+            raise TypeError(f"{self.owner}: its copy plan does not match its fields: not in the plan "
+                            f"{unknown}, not on the object {missing}")
 
 
-def copy_fields(obj: T, shared: Collection[str] = (), items_shared: Collection[str] = ()) -> T:
-    """A copy of `obj` with every field made `independent`, except those named.
-
-    `shared`: fields that never change after construction, shared as they are. `items_shared`: lists or
-    dicts whose items never change once added (a log only appended to, a cache of lists handed out as
-    copies): the container is copied, its items shared.
-    """
-    cls = type(obj)
-    twin = cls.__new__(cls)
-    if hasattr(obj, "__dict__"):  # the comprehension is `_field`, written out: a copy runs on every action
-        twin.__dict__.update({
-            name: value if type(value) in _ATOMS or name in shared
-            else value.copy() if name in items_shared else _copy(value)
-            for name, value in obj.__dict__.items()})
-    for name in _SLOTS.get(cls) or _slots(cls):
-        if hasattr(obj, name):  # a slot never assigned stays unassigned
-            object.__setattr__(twin, name, _field(name, getattr(obj, name), shared, items_shared))
-    return twin
-
-
-def _field(name: str, value: Any, shared: Collection[str], items_shared: Collection[str]) -> Any:
-    """`value` shared, copied as a container of shared items, or made `independent`."""
-    if type(value) in _ATOMS or name in shared:
-        return value
-    if name in items_shared:
-        return value.copy()
-    return _copy(value)
-
-
-def _copy(value: Any) -> Any:
-    kind = type(value)
-    if kind in _ATOMS:
-        return value
-    copier = _COPIERS.get(kind)
-    if copier is None:
-        copier = _COPIERS[kind] = _copier_for(kind)
-    return copier(value)
-
-
-def _share(value: Any) -> Any:
-    return value
-
-
-def _copy_list(value: list[Any]) -> list[Any]:
-    return [item if type(item) in _ATOMS else item.copy() if type(item) is set else _copy(item)
-            for item in value]
-
-
-def _copy_set(value: set[Any]) -> set[Any]:
-    return value.copy()  # the items of a set are hashable: values that never change
-
-
-def _copy_dict(value: dict[Any, Any]) -> dict[Any, Any]:
-    return {key: item if type(item) in _ATOMS else item.copy() if type(item) is set else _copy(item)
-            for key, item in value.items()}
-
-
-def _clone(value: Any) -> Any:
-    return value.clone()
-
-
-#: How each type met so far is copied (filled by `_copier_for` the first time a type is met).
-_COPIERS: dict[type, Callable[[Any], Any]] = {list: _copy_list, dict: _copy_dict, set: _copy_set}
-
-
-def _copier_for(kind: type) -> Callable[[Any], Any]:
-    """Share a type whose values never change; copy an object by its `clone()`, else field by field."""
-    params = getattr(kind, "__dataclass_params__", None)
-    if issubclass(kind, tuple | frozenset | Enum) or (params is not None and params.frozen):
-        _ATOMS.add(kind)
-        return _share
-    if issubclass(kind, list | dict | set):
-        raise TypeError(f"no generic copy for {kind.__name__}, a subclass of a container")
-    if callable(getattr(kind, "clone", None)):
-        return _clone
-    return copy_fields
-
-
-#: The instance slots of each class met so far (see `_slots`).
+#: The instance slots of each class copied so far (see `_slots`).
 _SLOTS: dict[type, tuple[str, ...]] = {}
 
 
 def _slots(cls: type) -> tuple[str, ...]:
-    """The instance slots of `cls` and of the classes it derives from (remembered in `_SLOTS`)."""
-    names: list[str] = []
-    for klass in cls.__mro__:
-        slots = klass.__dict__.get("__slots__", ())
-        names += [name for name in ((slots,) if isinstance(slots, str) else slots)
-                  if name not in ("__dict__", "__weakref__")]
-    _SLOTS[cls] = found = tuple(names)
+    """The instance slots of `cls` and of the classes it derives from."""
+    found = _SLOTS.get(cls)
+    if found is None:
+        names: list[str] = []
+        for klass in cls.__mro__:
+            slots = klass.__dict__.get("__slots__", ())
+            names += [name for name in ((slots,) if isinstance(slots, str) else slots)
+                      if name not in ("__dict__", "__weakref__")]
+        found = _SLOTS[cls] = tuple(names)
     return found
+
+
+# ---------------------------------------------------------------- copiers
+
+
+def container(value: Any) -> Any:
+    """A list, dict or set copied, its items shared (they never change once added); None stays None."""
+    return None if value is None else value.copy()
+
+
+def sets_in_list(value: list[set[Any]]) -> list[set[Any]]:
+    """A list of sets (the hands), each set copied."""
+    return [items.copy() for items in value]
+
+
+def sets_in_dict(value: dict[Any, set[Any]]) -> dict[Any, set[Any]]:
+    """A dict of sets, each set copied."""
+    return {key: items.copy() for key, items in value.items()}
+
+
+def cloned(value: Any) -> Any:
+    """An object copied by its own `clone()`; None stays None."""
+    return None if value is None else value.clone()
+
+
+def emptied(value: Any) -> dict[Any, Any]:
+    """A cache, started afresh (the copy fills its own)."""
+    return {}

@@ -15,7 +15,7 @@ from typing import Any
 
 from .actions import ParsedAction, parse_action
 from .cards import FULL_DECK, SUIT_NAMES, is_card, sort_hand
-from .copying import copy_fields
+from .copying import CopyPlan, cloned, container, sets_in_list
 from .deck import deal_from_seed
 from .errors import IllegalAction, MalformedAction, MalformedRecord
 from .fair import seed_commitment as commit_to
@@ -201,13 +201,9 @@ class Deal:
     def clone(self) -> Deal:
         """An independent copy of this deal, to try actions on (bots, tests) without touching it.
 
-        Every field is copied by its type (`copying.py`), so a field added later is copied too. Shared:
-        the ruleset and the resolved house rules, which never change, and the items of the lists only
-        ever appended to (the log, the calls, completed tricks, opening announcements). The auction
-        copies itself.
-        """
-        twin = copy_fields(self, shared=("ruleset", "house_rules", "auction"),
-                           items_shared=("log", "calls", "tricks", "announcements"))
+        `_DEAL_COPY` names every field: a field added without a line there makes this raise. The
+        auction copies itself (see `_clone_auction`)."""
+        twin = _DEAL_COPY.copy(self)
         twin.auction = _clone_auction(self.auction, self, twin)
         return twin
 
@@ -377,6 +373,19 @@ class Deal:
         self.phase = Phase.END
         self.trick = None
         events.append({"type": "end", "result": self.result()})
+
+
+#: How `Deal.clone` copies each field. Shared: values that never change in place (the ruleset, the
+#: resolved house rules, the hands as dealt, the contract...); the auction is replaced by its own copy.
+#: Copied: the containers, whose items never change once added (completed tricks, log entries).
+_DEAL_COPY = CopyPlan(
+    "Deal",
+    shared=("ruleset", "house_rules", "dealer", "eldest", "dealt", "turn_up", "seed", "seed_commitment",
+            "multiplier", "phase", "contract", "thrown_in", "auction"),
+    copied={"hands": sets_in_list, "log": container, "calls": container, "discards": container,
+            "tricks": container, "trick": cloned, "tricks_won": container, "exposed": container,
+            "points": container, "announcements": container},
+)
 
 
 def _clone_auction(auction: Auction, deal: Deal, twin: Deal) -> Auction:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..rules import Session
-from ..rules.copying import copy_fields
 
 JSON = dict[str, Any]
 SEATS = (0, 1, 2, 3)
@@ -111,10 +110,9 @@ class Table:
 
 
 def fork_session(session: Session) -> Session:
-    """An independent copy of a session to apply a change to: every field copied by its type (the deal
-    by `Deal.clone`), except the ruleset and house rules, which never change, and the finished deals'
-    history, whose entries are only ever appended (the list is copied, its entries shared)."""
-    return copy_fields(session, shared=("ruleset", "house_rules"), items_shared=("history",))
+    """An independent copy of a session to apply a change to (`Session.clone`: the deal is cloned, the
+    finished deals' history is shared entry by entry, as entries never change)."""
+    return session.clone()
 
 
 # ------------------------------------------------------------------------------------------- stored form

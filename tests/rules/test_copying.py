@@ -1,26 +1,28 @@
 """Copying a deal or an auction cannot forget a field: a copy shares nothing that changes.
 
-`Deal.clone` and the auctions' `clone` copy every field by its type (`server/rules/copying.py`). These
-tests walk every field of the copy, at any depth, and check that each mutable part is a new object, then
-mutate every one of them and check that the original did not move. A field added later is walked too.
+`Deal.clone` and the auctions' `clone` follow a copy plan naming every field (`server/rules/copying.py`),
+and refuse an object with a field the plan does not name. These tests walk every field of a copy, at
+any depth, and check that each mutable part is a new object, then mutate every one of them and check
+that the original did not move. A field added later is walked too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from server.rules import Deal
-from server.rules.copying import copy_fields, independent
+from server.rules.copying import CopyPlan, container
+from server.rules.deal import _DEAL_COPY
 from server.rules.variants.belgian import BelgianAuction
 from server.rules.variants.solo_whist import SoloWhistAuction
 
 #: Fields that never change once built, shared on purpose (the ruleset, its data, the house rules).
 SHARED = {"ruleset", "data", "house_rules"}
-#: Containers whose items never change once added, shared on purpose (see `Deal.clone`, `AuctionState`).
-ITEMS_SHARED = {"log", "calls", "tricks", "announcements", "legal_cache", "solo_cache"}
+#: Containers whose items never change once added, shared on purpose (see `_DEAL_COPY`).
+ITEMS_SHARED = {"log", "calls", "tricks", "announcements"}
 SENTINEL = "sentinel-added-by-the-test"
 
 
@@ -95,7 +97,7 @@ def played(ruleset: str, seed: str, actions: int, house_rules: dict[str, Any] | 
     return deal
 
 
-DEALS = {
+DEALS: dict[str, Callable[[], Deal]] = {
     "couleur, auction": lambda: played("couleur", "copy-1", 3),
     "couleur, play": lambda: played("couleur", "copy-2", 30),
     "belge-club, auction": lambda: played("belge-club", "copy-3", 4),
@@ -103,6 +105,7 @@ DEALS = {
     "solo-whist, auction": lambda: played("solo-whist", "copy-5", 2),
     "solo-whist, play": lambda: played("solo-whist", "copy-6", 20),
     "whist, play": lambda: played("whist", "copy-7", 9),
+    "couleur, over": lambda: played("couleur", "copy-8", 200),  # points and every trick set
 }
 
 
@@ -151,24 +154,28 @@ def test_the_belgian_and_solo_whist_auctions_are_walked() -> None:
 
 
 class _Later:
-    """A class grown with a field nobody told the copy about."""
+    """A class grown with a field its copy plan does not name."""
 
     def __init__(self) -> None:
         self.rules = object()
-        self.grown: dict[str, list[set[int]]] = {"a": [{1}]}
+        self.grown: list[int] = [1]
 
 
-def test_a_field_added_later_is_copied_without_being_listed() -> None:
-    later = _Later()
-    twin = copy_fields(later, shared=("rules",))
-    twin.grown["a"][0].add(2)
-    twin.grown["b"] = []
-    assert later.grown == {"a": [{1}]} and twin.rules is later.rules
+def test_a_field_missing_from_its_copy_plan_stops_the_copy() -> None:
+    plan = CopyPlan("_Later", shared=("rules",), copied={})
+    with pytest.raises(TypeError, match=r"not in the plan \['grown'\]"):
+        plan.copy(_Later())
+    copied = CopyPlan("_Later", shared=("rules",), copied={"grown": container}).copy(_Later())
+    assert copied.grown == [1]
 
 
-def test_values_that_cannot_change_are_shared_and_the_rest_copied() -> None:
-    calls = (1, ("S", "H"))
-    assert independent(calls) is calls
-    nested = {"x": [[1], {2}]}
-    copied = independent(nested)
-    assert copied == nested and copied["x"] is not nested["x"] and copied["x"][0] is not nested["x"][0]
+def test_every_field_of_a_deal_is_in_its_plan_at_every_stage() -> None:
+    for make in DEALS.values():
+        deal = make()
+        assert set(vars(deal)) == _DEAL_COPY.fields
+        assert set(vars(deal.clone())) == set(vars(deal))
+
+
+def test_a_field_is_either_shared_or_copied() -> None:
+    with pytest.raises(ValueError, match="both shared and copied"):
+        CopyPlan("X", shared=("a",), copied={"a": container})

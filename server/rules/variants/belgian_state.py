@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from ..cards import SUITS
-from ..copying import copy_fields
+from ..copying import CopyPlan, container, emptied, sets_in_dict
 from ..ruleset import DealFacts
 from .belgian_data import AuctionData, Call
 
@@ -54,9 +54,8 @@ class AuctionState:
         self.solo_cache: dict[int, list[str]] = {}  # likewise
 
     def clone(self: State) -> State:
-        """An independent copy, for `Deal.clone`: every field copied by its type (see `copying.py`) but
-        the two that never change, and the caches' lists, which are only handed out as copies."""
-        return copy_fields(self, shared=("data", "house_rules"), items_shared=("legal_cache", "solo_cache"))
+        """An independent copy, for `Deal.clone` (see `_AUCTION_COPY`)."""
+        return _AUCTION_COPY.copy(self)
 
     # ---------------------------------------------------------------- standing calls
 
@@ -155,3 +154,16 @@ def _solo_without_partner(state: AuctionState, seat: int) -> list[str]:
 
 #: The seed's `solo_rule`: which suits a seat may play a solo in.
 SOLO_SUITS = {"engaged": _solo_once_engaged, "partnerless": _solo_without_partner}
+
+
+#: How `AuctionState.clone` copies each field (see `copying.py`): the data, the hands and the counters
+#: are shared; the calls (immutable) are shared inside copied containers; the caches start afresh.
+_AUCTION_COPY = CopyPlan(
+    "AuctionState",
+    shared=("data", "house_rules", "hands", "suits_held", "eldest", "reference_trump", "awaiting_answer",
+            "turn", "done"),
+    copied={"standing": container, "passed": container, "bound": container, "spoken": container,
+            "engaged": container, "proposed": sets_in_dict, "partnered": sets_in_dict,
+            "renewed": container, "speaker_passed": container, "silent": container, "trou": container,
+            "legal_cache": emptied, "solo_cache": emptied},
+)

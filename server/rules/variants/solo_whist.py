@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..actions import Arg, ParsedAction
-from ..copying import copy_fields
+from ..copying import CopyPlan, container
 from ..errors import IllegalAction
 from ..ruleset import Contract, DealFacts, DealInProgress, Event, Ruleset
 
@@ -49,9 +49,8 @@ class SoloWhistAuction:
         self.done = False
 
     def clone(self) -> SoloWhistAuction:
-        """An independent copy (see `Deal.clone`): every field copied by its type but the ruleset and the
-        house rules, which never change."""
-        return copy_fields(self, shared=("ruleset", "house_rules"))
+        """An independent copy (see `Deal.clone`): only `passed` is a mutable container."""
+        return _SOLO_WHIST_AUCTION_COPY.copy(self)
 
     # -- what may be called
 
@@ -208,6 +207,15 @@ class SoloWhistAuction:
     def opening_events(self) -> list[Event]:
         """Solo Whist announces nothing before the auction."""
         return []
+
+
+#: How `SoloWhistAuction.clone` copies each field (see `copying.py`).
+_SOLO_WHIST_AUCTION_COPY = CopyPlan(
+    "SoloWhistAuction",
+    shared=("ruleset", "house_rules", "eldest", "turn_up_suit", "turn", "highest", "holders", "proposer",
+            "copper", "eldest_cop_chance_used", "upgrade_chance_used", "done"),
+    copied={"passed": container},
+)
 
 
 class SoloWhist(Ruleset):
