@@ -89,6 +89,10 @@ def _slots(cls: type) -> tuple[str, ...]:
 # ---------------------------------------------------------------- copiers
 
 
+# A field that always holds a list, dict or set whose items never change once added is copied by the
+# container's own method (`list.copy`, `dict.copy`, `set.copy`: C code, no Python call).
+
+
 def container(value: Any) -> Any:
     """A list, dict or set copied, its items shared (they never change once added); None stays None."""
     return None if value is None else value.copy()

@@ -382,9 +382,9 @@ _DEAL_COPY = CopyPlan(
     "Deal",
     shared=("ruleset", "house_rules", "dealer", "eldest", "dealt", "turn_up", "seed", "seed_commitment",
             "multiplier", "phase", "contract", "thrown_in", "auction"),
-    copied={"hands": sets_in_list, "log": container, "calls": container, "discards": container,
-            "tricks": container, "trick": cloned, "tricks_won": container, "exposed": container,
-            "points": container, "announcements": container},
+    copied={"hands": sets_in_list, "log": list.copy, "calls": list.copy, "discards": dict.copy,
+            "tricks": list.copy, "trick": cloned, "tricks_won": list.copy, "exposed": list.copy,
+            "points": container, "announcements": list.copy},
 )
 
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from .cards import rank_of
-from .copying import CopyPlan, container
+from .copying import CopyPlan
 
 
 class Phase(StrEnum):
@@ -40,7 +40,7 @@ class Trick:
         return {"leader": self.leader, "cards": cards, "winner": self.winner}
 
 
-_TRICK_COPY = CopyPlan("Trick", shared=("leader", "winner"), copied={"cards": container})
+_TRICK_COPY = CopyPlan("Trick", shared=("leader", "winner"), copied={"cards": list.copy})
 
 
 def trick_winner(cards: Sequence[tuple[int, str]], trump: str | None) -> int:

@@ -17,7 +17,7 @@ import hmac
 from collections.abc import Mapping
 from typing import Any
 
-from .copying import CopyPlan, cloned, container
+from .copying import CopyPlan
 from .deal import Deal
 from .deck import cut_for_dealer
 from .errors import IllegalAction
@@ -154,5 +154,5 @@ _SESSION_COPY = CopyPlan(
     "Session",
     shared=("ruleset", "house_rules", "secret", "deals_limit", "target", "first_dealer", "played_deals",
             "redeals"),
-    copied={"balances": container, "history": container, "deal": cloned},
+    copied={"balances": list.copy, "history": list.copy, "deal": Deal.clone},
 )

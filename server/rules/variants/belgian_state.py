@@ -162,8 +162,8 @@ _AUCTION_COPY = CopyPlan(
     "AuctionState",
     shared=("data", "house_rules", "hands", "suits_held", "eldest", "reference_trump", "awaiting_answer",
             "turn", "done"),
-    copied={"standing": container, "passed": container, "bound": container, "spoken": container,
-            "engaged": container, "proposed": sets_in_dict, "partnered": sets_in_dict,
-            "renewed": container, "speaker_passed": container, "silent": container, "trou": container,
+    copied={"standing": dict.copy, "passed": set.copy, "bound": set.copy, "spoken": set.copy,
+            "engaged": set.copy, "proposed": sets_in_dict, "partnered": sets_in_dict,
+            "renewed": set.copy, "speaker_passed": dict.copy, "silent": set.copy, "trou": container,
             "legal_cache": emptied, "solo_cache": emptied},
 )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..actions import Arg, ParsedAction
-from ..copying import CopyPlan, container
+from ..copying import CopyPlan
 from ..errors import IllegalAction
 from ..ruleset import Contract, DealFacts, DealInProgress, Event, Ruleset
 
@@ -214,7 +214,7 @@ _SOLO_WHIST_AUCTION_COPY = CopyPlan(
     "SoloWhistAuction",
     shared=("ruleset", "house_rules", "eldest", "turn_up_suit", "turn", "highest", "holders", "proposer",
             "copper", "eldest_cop_chance_used", "upgrade_chance_used", "done"),
-    copied={"passed": container},
+    copied={"passed": set.copy},
 )
 
 
