@@ -1,4 +1,4 @@
-"""The human-paced load generator (`bench/load.py --human`), the instrument of issue 10's figures, run
+"""The human-paced load generator (`bench/load.py --human`), the instrument of the load figures, run
 small against a real cluster: its tables play, nothing fails, and its floor is measured. No figure is
 asserted (figures belong in docs/benchmarks.md); what is checked is that the instrument works: it
 once hung in its floor (messages dropped before the reader asked) and once had every connection closed

@@ -285,7 +285,7 @@ export const app = {
   start() { return this.request("start").catch(() => {}); },
   addBot(seat) { return this.request("add_bot", { seat }).catch(() => {}); },
 
-  /** "Hint": what the bot would do in our seat, computed by the server from our own view (issue 13). */
+  /** "Hint": what the bot would do in our seat, computed by the server from our own view. */
   async askHint() {
     const moment = dealMoment(this);
     try {

@@ -1,4 +1,4 @@
-"""Several server processes on one store (issue 10): the live rooms wired to the coordination
+"""Several server processes on one store: the live rooms wired to the coordination
 primitives of `server/coord/` (owner leases, fan-out, shared presence, process registry).
 
 - **Owner.** Every process that holds an unfinished room in memory wants its lease; the one holding it

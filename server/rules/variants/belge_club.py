@@ -1,4 +1,4 @@
-"""The Belgian club rules (RULES.md §3): couleur's auction with maintien, piccolo, four misères, the
+"""The Belgian club rules (docs/rules.md §3): couleur's auction with maintien, piccolo, four misères, the
 bouche-trou's answer to a trou, chelems with and without trump, and the club's points table.
 
 The table is the house rule `score_table` (default in `seeds/belge-club.toml`, D13 gaps marked "not in

@@ -1,4 +1,4 @@
-"""The two Belgian rulesets' common hooks: whist à la couleur (RULES.md §2) and the club rules (§3).
+"""The two Belgian rulesets' common hooks: whist à la couleur (docs/rules.md §2) and the club rules (§3).
 
 The auction is data plus small hooks. Each ruleset's seed file (`seeds/<name>.toml`) gives its ladder,
 levels, renewal verb, solo rule, trou options and the words of its extra calls (`belgian_data.py`); the

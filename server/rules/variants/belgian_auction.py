@@ -106,7 +106,7 @@ class BelgianAuction(AuctionState):
         else:
             self._change(action.verb)(seat, action, events)
         self.spoken.add(seat)
-        # After the bouche-trou's answer the two other players speak from eldest on (RULES.md §3).
+        # After the bouche-trou's answer the two other players speak from eldest on (docs/rules.md §3).
         self._advance((self.eldest - 1) % 4 if answering_trou else seat, events)
         return events
 

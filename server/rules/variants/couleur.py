@@ -1,4 +1,4 @@
-"""Whist à la couleur (RULES.md §2): the flagship ruleset of the web game in the sources.
+"""Whist à la couleur (docs/rules.md §2): the flagship ruleset of the web game in the sources.
 
 The auction is the shared Belgian one (`belgian.py`); this module adds the scoring of
 001 "Le barème", whose figures live in `seeds/couleur.toml`.
@@ -19,7 +19,7 @@ class Couleur(BelgianRuleset):
     name = "couleur"
 
     def score(self, contract: Contract, tricks: Sequence[int], house_rules: Mapping[str, Any]) -> list[int]:
-        """RULES.md §2 Scoring, before the deal multiplier (a tour de passe doubles the next played deal)."""
+        """docs/rules.md §2 Scoring, before the deal multiplier (doubled after a tour de passe)."""
         points = [0, 0, 0, 0]
         if contract.team:
             value = self._team_value(contract, sum(tricks[seat] for seat in contract.declarers))

@@ -1,4 +1,4 @@
-"""Solo Whist (RULES.md §1): the auction of Prop and Cop, Solo, Misère and the Abundances.
+"""Solo Whist (docs/rules.md §1): the auction of Prop and Cop, Solo, Misère and the Abundances.
 
 The ladder and the stakes come from `seeds/solo-whist.toml`; this module only holds the auction's
 turn logic and the payment arithmetic.
@@ -219,7 +219,7 @@ _SOLO_WHIST_AUCTION_COPY = CopyPlan(
 
 
 class SoloWhist(Ruleset):
-    """British Solo Whist, RULES.md §1."""
+    """British Solo Whist, docs/rules.md §1."""
 
     name = "solo-whist"
     extra_vocabulary: ClassVar[Mapping[str, tuple[Arg, ...]]] = {
@@ -274,7 +274,7 @@ class SoloWhist(Ruleset):
         return suits
 
     def score(self, contract: Contract, tricks: Sequence[int], house_rules: Mapping[str, Any]) -> list[int]:
-        """Payments between players (RULES.md §1 Scoring), times the stake multiplier."""
+        """Payments between players (docs/rules.md §1 Scoring), times the stake multiplier."""
         spec = self.call(contract.kind)
         stake = spec.stake if house_rules["stakes_table"] == "seed" else spec.traditional_stake
         taken = sum(tricks[s] for s in contract.declarers)

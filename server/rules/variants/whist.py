@@ -63,7 +63,7 @@ class NoAuction:
 
 
 class Whist(Ruleset):
-    """Classic partnership whist, scored per side (issue 9 item 7)."""
+    """Classic partnership whist, scored per side."""
 
     name = "whist"
 
