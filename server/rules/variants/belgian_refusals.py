@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ..actions import ParsedAction
 from ..cards import SUIT_NAMES, SUITS
-from .belgian_data import Call
+from .belgian_data import AuctionData, Call
 from .belgian_state import NO_KEY, AuctionState
 
 #: A rule: (state, seat, action, the top call for that seat) -> None, or why the call is refused.
@@ -59,13 +59,17 @@ def call_refusal(state: AuctionState, seat: int, action: ParsedAction, top: Call
 
 def rule_for(state: AuctionState, verb: str) -> Rule:
     """The rule that decides `verb`: the renewal verb's, a [calls] family's, or a common verb's."""
-    data = state.data
-    if verb == data.renewal_verb:
-        return _renewal
-    family = data.family(verb)
-    if family is not None:
-        return FAMILY_RULES[family]
-    return VERB_RULES.get(verb, _unknown)
+    table = _TABLES.get(state.data)
+    if table is None:
+        table = _TABLES[state.data] = _rule_table(state.data)
+    return table.get(verb, _unknown)
+
+
+def _rule_table(data: AuctionData) -> dict[str, Rule]:
+    """Each verb of one ruleset with its rule, looked up once (legality is asked for every candidate)."""
+    table = {**VERB_RULES, data.renewal_verb: _renewal}
+    table.update({word: FAMILY_RULES[str(spec["family"])] for word, spec in data.calls.items()})
+    return table
 
 
 # ---------------------------------------------------------------- the trou's answer (the club, D11)
@@ -227,6 +231,9 @@ def _piccolo(state: AuctionState, seat: int, action: ParsedAction, top: Call | N
 
 
 FAMILY_RULES: dict[str, Rule] = {"chelem": _chelem, "misere": _misere, "piccolo": _piccolo}
+
+#: Each ruleset's verbs with their rules (see `rule_for`), built the first time the ruleset is asked.
+_TABLES: dict[AuctionData, dict[str, Rule]] = {}
 
 
 # ---------------------------------------------------------------- sentences
