@@ -4,7 +4,7 @@ Four copies of the bot play `--deals` seeded deals of each ruleset (self-play, s
 the bot reaches itself); every decision is timed with `time.process_time` (the CPU time of this process,
 which other work on a shared machine does not inflate). Two sets are reported: every decision, and the
 decisions where the expert searches (a card to choose in the last `EXACT_TRICKS` tricks), the costly
-ones. The goal of issue 11 is a p99 of at most 300 ms in every ruleset.
+ones. The goal is a p99 of at most 300 ms in every ruleset.
 
     python -m bench.decisions [--bot expert] [--deals 40] [--rulesets couleur solo-whist belge-club]
 """

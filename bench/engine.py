@@ -9,7 +9,7 @@ runs, on one core (the script is single-threaded). Times are the process's CPU t
 
     python -m bench.engine [--deals 2000] [--runs 5] [--json]
 
-Goals (issue 2): at least 1,000 deals/s and under 50 µs per view.
+Goals: at least 1,000 deals/s and under 50 µs per view.
 """
 
 from __future__ import annotations

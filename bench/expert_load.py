@@ -1,4 +1,4 @@
-"""Human action latency while expert bots play at other tables (issue 11).
+"""Human action latency while expert bots play at other tables.
 
     python -m bench.expert_load --human-tables 4 --expert-tables 0 4 --seconds 30 --runs 3
 

@@ -1,4 +1,4 @@
-"""Coordination of several server processes on one Redis (issue 10): room owner leases, fan-out of
+"""Coordination of several server processes on one Redis: room owner leases, fan-out of
 committed changes, shared presence, a process registry, and the owner book (who last owned each
 unfinished room, so that a dead owner's rooms are found). Each has a Redis implementation and an
 in-memory twin (one process is trivially the owner of everything; twins sharing a `MemoryHub` act

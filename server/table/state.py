@@ -1,7 +1,7 @@
 """The table's typed state: options, seats, host, presence and the session, and its stored form.
 
-A `Table` is immutable: every command of `server/table/commands.py` returns a new one. The live rules
-engine object (`Session`) is the one mutable part; commands that change it work on a fork
+A `Table` is immutable: every command (`seating.py`, `play.py`, `presence.py`) returns a new one. The
+live rules engine object (`Session`) is the one mutable part; commands that change it work on a fork
 (`fork_session`), so the table they were given never changes.
 """
 
@@ -137,14 +137,9 @@ class Table:
 
 
 def fork_session(session: Session) -> Session:
-    """An independent copy of a session to apply a change to (the deal is cloned, the finished
-    deals' history is shared: it is only ever appended to)."""
-    twin = Session.__new__(Session)
-    twin.__dict__.update(session.__dict__)  # a shallow copy, without copy.copy's generic machinery
-    twin.balances = list(session.balances)
-    twin.history = list(session.history)
-    twin.deal = session.deal.clone()
-    return twin
+    """An independent copy of a session to apply a change to (`Session.clone`: the deal is cloned, the
+    finished deals' history is shared entry by entry, as entries never change)."""
+    return session.clone()
 
 
 # ------------------------------------------------------------------------------------------- stored form

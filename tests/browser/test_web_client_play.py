@@ -121,7 +121,7 @@ def test_a_person_plays_a_whole_couleur_deal_against_three_bots_by_clicking(
     else:
         pytest.fail(f"no deal was played in {MAX_DEALS} deals")
     assert view["result"]["tricks_played"] >= 1
-    if RULESET != "belge-club":  # the club table is not zero-sum (RULES.md §3, D13)
+    if RULESET != "belge-club":  # the club table is not zero-sum (docs/rules.md §3, D13)
         assert sum(view["result"]["points"]) == 0
     assert player.errors == []
     context.close()

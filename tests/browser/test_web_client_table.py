@@ -13,7 +13,7 @@ from browser_helpers import Player, new_context, wait_until
 from playwright.sync_api import Browser, Page
 
 RULESET = os.environ.get("WHIST_BROWSER_RULESET", "couleur")
-# The spread misère of each ruleset, and when its hand goes face up (RULES.md §1-§3).
+# The spread misère of each ruleset, and when its hand goes face up (docs/rules.md §1-§3).
 SPREAD_MISERE = {
     "couleur": ("misere-etalee", "before_play"),
     "solo-whist": ("spread-misere", "after_trick1"),

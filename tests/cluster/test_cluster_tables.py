@@ -1,4 +1,4 @@
-"""Tables served by several processes on one Redis, behind HAProxy (issue 10), started with the
+"""Tables served by several processes on one Redis, behind HAProxy, started with the
 cluster launcher: players of one room on different replicas, the owner killed, Redis stopped, two
 moves at once through two replicas, and a rolling restart while tables play.
 

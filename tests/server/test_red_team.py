@@ -72,7 +72,7 @@ def test_health_and_headers_name_no_secret(server: ServerProcess) -> None:
     status, response = http_get(server, "/health")
     assert status == 200
     body = json.loads(response.split(b"\r\n\r\n", 1)[1])
-    # The process's pid and replica id name where a connection landed (issue 10); nothing else.
+    # The process's pid and replica id name where a connection landed; nothing else.
     assert set(body) == {"status", "rooms", "connections", "store", "requests", "pid", "replica"}
     assert b"secret" not in response.lower() and b"token" not in response.lower()
 

@@ -1,5 +1,5 @@
 """The store contract, one suite run on both stores (the `store` fixture): versioned writes
-(compare-and-set), the event log, the lobby index, the daily secret and the daily leaderboard (RULES.md
+(compare-and-set), the event log, the lobby index, the daily secret and the daily leaderboard (docs/rules.md
 §2 "Game score": equal scores ranked by who got there first)."""
 
 from __future__ import annotations

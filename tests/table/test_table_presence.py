@@ -8,7 +8,7 @@ from server.table import facts, presence
 
 
 def test_a_player_back_after_the_grace_period_is_announced() -> None:
-    # Issue 12: the connection used to be counted before asking whether a bot played the seat.
+    # The connection used to be counted before asking whether a bot played the seat.
     table = presence.away_from_start(started_table(4), now=0.0)
     grace = table.options.grace_seconds
     assert facts.bot_playing(table, 2, now=grace + 1)
