@@ -4,28 +4,21 @@ Four copies of the bot play `--deals` seeded deals of each ruleset (self-play, s
 the bot reaches itself); every decision is timed with `time.process_time` (the CPU time of this process,
 which other work on a shared machine does not inflate). Two sets are reported: every decision, and the
 decisions where the expert searches (a card to choose in the last `EXACT_TRICKS` tricks), the costly
-ones. The goal of issue 11 is a p99 of at most 300 ms in every ruleset.
+ones. The goal is a p99 of at most 300 ms in every ruleset.
 
-    .venv/bin/python bench/decisions.py [--bot expert] [--deals 40] [--rulesets couleur solo-whist belge-club]
+    python -m bench.decisions [--bot expert] [--deals 40] [--rulesets couleur solo-whist belge-club]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
-from collections.abc import Sequence
 
+from bench.helpers import percentile
 from server.bots import load_bot
 from server.bots.expert import EXACT_TRICKS
 from server.rules import Deal, ruleset_names
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0-100) by the nearest-rank method."""
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, math.ceil(q / 100 * len(ordered)) - 1))]
 
 
 def measure(bot_name: str, ruleset: str, deals: int) -> dict[str, object]:

@@ -1,6 +1,6 @@
-"""Human action latency while expert bots play at other tables (issue 11).
+"""Human action latency while expert bots play at other tables.
 
-    python bench/expert_load.py --human-tables 4 --expert-tables 0 4 --seconds 30 --runs 3
+    python -m bench.expert_load --human-tables 4 --expert-tables 0 4 --seconds 30 --runs 3
 
 Starts `python -m server` (memory store, `--bot-workers 1`, a short bot delay so that the expert tables
 keep deciding), opens `--expert-tables` tables where four `expert` bots play on and on (their decisions
@@ -17,20 +17,13 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
-import sys
 import time
 import urllib.request
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from load import percentile, start_process, stop_process  # noqa: E402
-
-from server.bots import get_bot  # noqa: E402
-from server.client import ServerError, WhistClient  # noqa: E402
+from bench.helpers import medians, percentile, python_module, start_process, stop_process
+from server.bots import get_bot
+from server.client import ServerError, WhistClient
 
 THINK = (0.3, 0.8)
 RANDOM = get_bot("random")
@@ -108,10 +101,10 @@ async def measure(url: str, http_url: str, humans: int, experts: int, seconds: f
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     server, http_url = start_process(
-        [sys.executable, "-m", "server", "--port", "0", "--bot-delay", str(args.bot_delay),
+        python_module("server", "--port", "0", "--bot-delay", str(args.bot_delay),
          "--bot-workers", "1",
          "--rate-limit", "100000", "--max-connections-per-address", "0", "--max-rooms-per-address", "0",
-         "--log-level", "warning"],
+         "--log-level", "warning"),
         "whist-server listening on",
     )
     url = http_url.replace("http://", "ws://") + "ws"
@@ -133,16 +126,12 @@ def table(results: list[dict[str, Any]]) -> str:
     lines = ["| expert tables | human tables | runs | human actions | p50 ms | p99 ms | p99 of each run "
              "| expert decisions | load (1 min) |",
              "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
-    for experts in sorted({r["expert_tables"] for r in results}):
-        rows = [r for r in results if r["expert_tables"] == experts]
-
-        def med(key: str, rows: list[dict[str, Any]] = rows) -> float:
-            return statistics.median(r[key] for r in rows)
-
-        each = ", ".join(f"{r['p99_ms']:.1f}" for r in rows)
-        lines.append(f"| {experts} | {rows[0]['human_tables']} | {len(rows)} | {med('actions'):.0f} | "
-                     f"{med('p50_ms'):.2f} | {med('p99_ms'):.1f} | {each} | {med('expert_decisions'):.0f} | "
-                     f"{med('load'):.1f} |")
+    rows = medians(results, by=("expert_tables",), each_run={"p99_each_run": "p99_ms"})
+    for row in sorted(rows, key=lambda row: row["expert_tables"]):
+        each = ", ".join(f"{p99:.1f}" for p99 in row["p99_each_run"])
+        lines.append(f"| {row['expert_tables']} | {row['human_tables']} | {row['runs']} "
+                     f"| {row['actions']:.0f} | {row['p50_ms']:.2f} | {row['p99_ms']:.1f} | {each} "
+                     f"| {row['expert_decisions']:.0f} | {row['load']:.1f} |")
     return "\n".join(lines)
 
 

@@ -4,10 +4,10 @@ Each table is a room of one ruleset (every ruleset in turn) with random house ru
 clients that play random legal actions (seat 0 in JSON text frames, seat 2 in msgpack binary frames),
 server-side bots on seats 1 and 3 (random or heuristic, drawn per room), and a spectator. Every frame
 each client receives is kept and checked against the deal records of the room's live session
-(tests/server/leak_check.py): a frame may name only the recipient's own hand, the turn-up, played cards
+(`bench.leak_check`): a frame may name only the recipient's own hand, the turn-up, played cards
 and exposed hands, until the deal has ended. The count of hidden cards revealed must be 0.
 
-    .venv/bin/python bench/leak_proof.py --deals 10000 --tables 8 --store redis --results leak.jsonl
+    python -m bench.leak_proof --deals 10000 --tables 8 --store redis --results leak.jsonl
 
 Deals are counted when played to the end (thrown-in deals are checked too, and reported, but do not
 count). Bot delay 0; everything on the loopback interface. `--store redis` runs the server as
@@ -37,21 +37,16 @@ from typing import Any
 
 import websockets.asyncio.client
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "server"))
-
-from leak_check import DealKey, hidden_card_leaks  # noqa: E402
-
-from server.app import WhistServer  # noqa: E402
-from server.bots import get_bot  # noqa: E402
-from server.client import ServerError, WhistClient  # noqa: E402
-from server.coord import Coordination, new_process_id, redis_coordination  # noqa: E402
-from server.limits import Limits  # noqa: E402
-from server.rules import get_ruleset, ruleset_names  # noqa: E402
-from server.store import MemoryStore, Store  # noqa: E402
-from server.store.redis import RedisStore  # noqa: E402
-from server.table import facts  # noqa: E402
+from bench.leak_check import DealKey, hidden_card_leaks
+from server.bots import get_bot
+from server.client import ServerError, WhistClient
+from server.coord import Coordination, new_process_id, redis_coordination
+from server.rules import get_ruleset, ruleset_names
+from server.server import WhistServer
+from server.settings import Limits
+from server.store import MemoryStore, Store
+from server.store.redis import RedisStore
+from server.table import facts
 
 RULESETS = tuple(ruleset_names())  # every ruleset the server knows
 BOTS = ("random", "heuristic")

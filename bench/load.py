@@ -6,13 +6,13 @@ For every action the outside bot sends, the time until the `state` push showing 
 measured. The same run measures a bare `websockets` echo round trip (same message size, same number
 of concurrent connections) as the floor, so the server's cost reads as a ratio to it.
 
-    .venv/bin/python bench/load.py --tables 10 100 500 --seconds 15 --runs 3 --write docs/benchmarks.md
+    python -m bench.load --tables 10 100 500 --seconds 15 --runs 3 --write docs/benchmarks.md
 
 With `--runs N` every table count is measured N times (interleaved) and the medians are reported.
 
 `--human` switches to the human-paced mode through the load balancer (see bench/load_human.py):
 
-    .venv/bin/python bench/load.py --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
+    python -m bench.load --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
 
 Everything stays on the loopback interface; loops are bounded by time and by deal counts; the Redis
 keys live under a unique prefix that is deleted at the end.
@@ -28,88 +28,29 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from server.bots import get_bot  # noqa: E402
-from server.client import ServerError, WhistClient  # noqa: E402
+from bench.helpers import (
+    CountingPeer,
+    cpu_seconds,
+    event_loop_runner,
+    host_uptime,
+    medians,
+    percentile,
+    python_module,
+    read_health,
+    start_process,
+    stop_process,
+    write_section,
+)
+from server.bots import get_bot
+from server.client import ServerError, WhistClient
 
 BOT = get_bot("random")
-
-
-def percentile(values: list[float], share: float) -> float:
-    """The `share` (0-100) percentile, nearest rank."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(share / 100 * len(ordered) + 0.5) - 1))
-    return ordered[index]
-
-
-# ------------------------------------------------------------------------------------------- processes
-
-
-def start_process(args: list[str], prefix: str) -> tuple[subprocess.Popen[str], str]:
-    """Start a process that prints one line ending in its URL; returns it and the line's URL."""
-    process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline().strip()
-    if not line.startswith(prefix):
-        process.kill()
-        raise RuntimeError(f"unexpected first line: {line!r}")
-    return process, line.rsplit(" ", 1)[1]
-
-
-def read_health(url: str) -> dict[str, Any]:
-    """The server's /health report."""
-    import urllib.request
-
-    with urllib.request.urlopen(url, timeout=30) as response:
-        report: dict[str, Any] = json.loads(response.read())
-    return report
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system) a process has used so far, from /proc (None where there is none)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def stop_process(process: subprocess.Popen[str]) -> None:
-    """SIGTERM, then wait."""
-    process.terminate()
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(5)
-    if process.stdout is not None:
-        process.stdout.close()
-
-
-ECHO_SERVER = """
-import asyncio
-from websockets.asyncio.server import serve
-async def echo(ws):
-    async for message in ws:
-        await ws.send(message)
-async def main():
-    async with serve(echo, "127.0.0.1", 0, max_size=2**20) as server:
-        port = next(iter(server.sockets)).getsockname()[1]
-        print(f"echo listening on ws://127.0.0.1:{port}/", flush=True)
-        await asyncio.Future()
-asyncio.run(main())
-"""
 
 
 # ------------------------------------------------------------------------------------------- measurements
@@ -239,18 +180,6 @@ async def run_tables(url: str, tables: int, seconds: float, bot: str, server_pid
     }
 
 
-class _CountingPeer:
-    """A connection stand-in for the in-process measurement: counts the pushes, sends nothing."""
-
-    def __init__(self) -> None:
-        self.name = "bench"
-        self.wants_events = False
-        self.pushes = 0
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.pushes += 1
-
-
 async def in_process_cost(store_url: str, rooms: int = 20, deals: int = 10) -> dict[str, Any]:
     """Server work per action without any network client: bot-only rooms driven by `Tables` on
     the given store (each action validated, stored with its compare-and-set, and pushed to one
@@ -265,10 +194,10 @@ async def in_process_cost(store_url: str, rooms: int = 20, deals: int = 10) -> d
     manager = Tables(store, bot_delay=0.0)
     started = time.perf_counter()
     for _ in range(rooms):
-        peer = _CountingPeer()
+        peer = CountingPeer()
         request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
                              session={"deals": deals}, bot="random")  # type: ignore[arg-type]
-        await manager.create_room(peer, request)
+        await manager.create_room(peer, request.new_room())
         await manager.start(peer)
     live = list(manager.rooms.values())
     while any(not room.over for room in live) and time.perf_counter() - started < 120:
@@ -300,12 +229,12 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     prefix = f"bench:{uuid.uuid4().hex}:"
     store = args.store if args.store.startswith("memory") else f"{args.store}?prefix={prefix}"
     server, server_url = start_process(
-        [sys.executable, "-m", "server", "--port", "0", "--store", store, "--bot-delay", "0",
+        python_module("server", "--port", "0", "--store", store, "--bot-delay", "0",
          "--rate-limit", "100000", "--max-connections-per-address", "0", "--max-rooms-per-address", "0",
-         "--log-level", "warning"],
+         "--log-level", "warning"),
         "whist-server listening on",
     )
-    echo, echo_url = start_process([sys.executable, "-c", ECHO_SERVER], "echo listening on")
+    echo, echo_url = start_process(python_module("bench.echo_server"), "echo listening on")
     ws_url = server_url.replace("http://", "ws://") + "ws"
     results: list[dict[str, Any]] = []
     try:
@@ -339,22 +268,6 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     return results
 
 
-def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per table count: the median of each figure over the runs, and every run's p99 and load."""
-    rows = []
-    for tables in dict.fromkeys(r["tables"] for r in results if "tables" in r):
-        runs = [r for r in results if r.get("tables") == tables]
-        row: dict[str, Any] = {"tables": tables, "runs": len(runs)}
-        for key, value in runs[0].items():
-            if key not in row and key != "run" and isinstance(value, int | float):
-                values = [r[key] for r in runs if isinstance(r.get(key), int | float)]
-                row[key] = round(statistics.median(values), 2)
-        row["p99_each_run"] = [r["p99_ms"] for r in runs]
-        row["load_each_run"] = [r["load_avg_1m"] for r in runs]
-        rows.append(row)
-    return rows
-
-
 def markdown(results: list[dict[str, Any]], command: str, uptime: str) -> str:
     """The results as the `## Load (server)` section of docs/benchmarks.md."""
     lines = [
@@ -379,7 +292,8 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str) -> str:
         "| host load (1 min), each run |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    for r in medians(results):
+    for r in medians(results, by=("tables",), digits=2,
+                     each_run={"p99_each_run": "p99_ms", "load_each_run": "load_avg_1m"}):
         lines.append(
             f"| {r['tables']} | {r['runs']} | {r['deals_per_s']} | {r['client_actions']} | {r['p50_ms']} | "
             f"{r['p99_ms']} | {', '.join(map(str, r['p99_each_run']))} | {r['echo_p50_ms']} | "
@@ -433,24 +347,10 @@ NOTES = [
 ]
 
 
-def write_section(path: Path, section: str, title: str = "## Load (server)") -> None:
-    """Replace (or add) the section called `title`, leaving the other sections alone."""
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    # The heading line itself: "## Load (human-paced)" must not match "## Load (human-paced): ...".
-    heading = text.find("\n" + title + "\n")
-    if heading == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        start = heading + 1
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + ("\n" + text[end + 1:] if end != -1 else "")
-    path.write_text(text)
-
-
 def main() -> int:
-    """Command line (`--human`: the human-paced mode of bench/load_human.py)."""
+    """Command line (`--human`: the human-paced mode of `bench.load_human`)."""
     if "--human" in sys.argv[1:]:
-        from load_human import main as human_main
+        from bench.load_human import main as human_main
 
         return human_main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -462,18 +362,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs of every table count; medians reported")
     parser.add_argument("--write", type=Path, help="write the figures into this markdown file")
     args = parser.parse_args()
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
-    # The load generator runs on uvloop too when it is installed: the less CPU it takes from the
-    # host, the less it adds to the latencies it measures.
-    try:
-        import uvloop
-    except ImportError:
-        results = asyncio.run(main_async(args))
-    else:
-        results = uvloop.run(main_async(args))
+    uptime = host_uptime()
+    results = event_loop_runner()(main_async(args))
     if args.write:
-        command = "python bench/load.py " + " ".join(sys.argv[1:])
-        write_section(args.write, markdown(results, command, uptime))
+        command = "python -m bench.load " + " ".join(sys.argv[1:])
+        write_section(args.write, markdown(results, command, uptime), "## Load (server)")
     return 0
 
 

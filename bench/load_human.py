@@ -1,10 +1,10 @@
-"""Human-paced load (`python bench/load.py --human ...`): N tables, each with four human clients that
+"""Human-paced load (`python -m bench.load --human ...`): N tables, each with four human clients that
 think 0.5 to 2 s before each action and one spectator, through the load balancer.
 
-    python bench/load.py --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
-    python bench/load.py --human --tables 20 --seconds 30 --url ws://127.0.0.1:8765/ws
-    python bench/load.py --human --tables 100 300 600 1000 --seconds 30 --replicas 1 --processes 2
-    python bench/load.py --human --tables 100 --replicas 1 2 3 --placement spread affinity --together
+    python -m bench.load --human --tables 20 --seconds 30 --replicas 1 --write docs/benchmarks.md
+    python -m bench.load --human --tables 20 --seconds 30 --url ws://127.0.0.1:8765/ws
+    python -m bench.load --human --tables 100 300 600 1000 --seconds 30 --replicas 1 --processes 2
+    python -m bench.load --human --tables 100 --replicas 1 2 3 --placement spread affinity --together
 
 `--placement affinity`: the connections name their room (`/ws?room=<id>`: the balancer keeps a table
 on one replica); `spread` (the default): they do not, and the balancer spreads them. `--together`
@@ -39,7 +39,6 @@ import multiprocessing
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 import urllib.request
@@ -50,22 +49,28 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from fast_socket import FastSocket  # noqa: E402
-from load import cpu_seconds, percentile, start_process, stop_process  # noqa: E402
-
-from server.bots import get_bot  # noqa: E402
-from server.client import JSON, ServerError, room_url  # noqa: E402
-from server.gc_policy import FullPasses  # noqa: E402
+from bench.fast_socket import FastSocket
+from bench.helpers import (
+    cpu_seconds,
+    event_loop_runner,
+    host_uptime,
+    medians,
+    percentile,
+    python_module,
+    start_process,
+    stop_process,
+    write_section,
+)
+from server.bots import get_bot
+from server.client import JSON, ServerError, room_url
+from server.gc_policy import FullPasses
 
 BOT = get_bot("random")
 THINK = (0.5, 2.0)
 
 
 class LightClient:
-    """One connection of the generator, as cheap as can be: a picows socket (`fast_socket.py`), msgpack
+    """One connection of the generator, as cheap as can be: a picows socket (`bench.fast_socket`), msgpack
     frames, answers matched by id, every `state` handed at once to its table; no message history and
     no task per wait (one generator process holds thousands of these)."""
 
@@ -270,32 +275,6 @@ class HumanTable:
 
 # ------------------------------------------------------------------------------------------- the floor
 
-RELAY_SERVER = """
-import asyncio, gc
-from websockets.asyncio.server import serve, broadcast
-from server.gc_policy import FullPasses
-# The garbage collector as in the server (server/gc_policy.py): with CPython's rule, full passes of
-# 120-190 ms over the relay's 5,000 connections were the floor's p99 at 1,000 groups.
-gc.freeze()
-FullPasses().install()
-groups = {}
-async def relay(ws):
-    group = groups.setdefault(ws.request.path, set())
-    group.add(ws)
-    try:
-        async for message in ws:
-            broadcast(group, message)
-    finally:
-        group.discard(ws)
-async def main():
-    async with serve(relay, "127.0.0.1", 0, max_size=2**20, compression=None) as server:
-        port = next(iter(server.sockets)).getsockname()[1]
-        print(f"relay listening on ws://127.0.0.1:{port}/", flush=True)
-        await asyncio.Future()
-asyncio.run(main())
-"""
-
-
 class Relayed:
     """One floor message under way: each member notes its arrival (a callback, as the tables' clients
     do: no task and no queue per message); `everywhere` is the time the last of them had it."""
@@ -362,15 +341,6 @@ def server_pids_from_health(url: str, asks: int = 20) -> list[int]:
         with urllib.request.urlopen(http, timeout=10) as response:
             pids.add(int(json.loads(response.read())["pid"]))
     return sorted(pids)
-
-
-def event_loop_runner() -> Any:
-    """uvloop's `run` when installed, else asyncio's."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run
-    return uvloop.run
 
 
 def generator_process(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool) -> None:
@@ -531,7 +501,7 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         floor: list[float] = []
         if floor_seconds > 0:
             settle(pids)  # the servers finish closing the tables: not beside the floor
-            relay, relay_url = start_process([sys.executable, "-c", RELAY_SERVER], "relay listening on")
+            relay, relay_url = start_process(python_module("bench.relay_server"), "relay listening on")
             try:
                 for pipe in pipes:
                     pipe.send(("floor", relay_url, min(seconds, floor_seconds), payload))
@@ -584,28 +554,13 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
     }
 
 
-def medians(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per table count: the median of every figure over its runs, and each run's p99."""
-    rows = []
-    for replicas, tables, placement in dict.fromkeys(
-            (result["server_processes"], result["tables"], result.get("placement", "spread"))
-            for result in results):
-        runs = [result for result in results
-                if result["tables"] == tables and result["server_processes"] == replicas
-                and result.get("placement", "spread") == placement]
-        row: dict[str, Any] = {"runs": len(runs)}
-        for key, value in runs[0].items():
-            if isinstance(value, int | float):
-                middle = statistics.median(r[key] for r in runs if r[key] is not None)
-                # Counts stay counts (the median of two is a float): "300 tables", not "300.0".
-                whole = isinstance(value, int) and float(middle).is_integer()
-                row[key] = int(middle) if whole else round(middle, 3)
-            else:
-                row[key] = value
-        row["p99_each_run"] = ", ".join(str(r["p99_all_ms"]) for r in runs)
-        rows.append(row)
-    rows.sort(key=lambda row: (row["server_processes"], row["tables"], row["placement"] != "spread"))
-    return rows
+def median_rows(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per replica count, table count and placement: the medians over its runs (each run's p99
+    as `p99_each_run`), by replicas, then tables, spread before affinity."""
+    grouped = medians(results, by=("server_processes", "tables", "placement"),
+                      each_run={"p99_each_run": "p99_all_ms"})
+    return sorted(grouped,
+                  key=lambda row: (row["server_processes"], row["tables"], row["placement"] != "spread"))
 
 
 def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas: int | None) -> str:
@@ -646,7 +601,8 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
         lines.append(
             f"| {r['tables']} | {r.get('placement', 'spread')} | {r['connections']} "
             f"| {r['server_processes']} | {r['runs']} | {r['actions']} "
-            f"| {r['actions_per_s']} | {r['p50_all_ms']} | {r['p99_all_ms']} | {r['p99_each_run']} "
+            f"| {r['actions_per_s']} | {r['p50_all_ms']} | {r['p99_all_ms']} "
+            f"| {', '.join(map(str, r['p99_each_run']))} "
             f"| {r['p50_view_ms']} / {r['p99_view_ms']} | {r['floor_p50_ms']} / {r['floor_p99_ms']} "
             f"| {r['server_cpu_ms_per_action']} | {r['server_cpu_share']} ({r['server_idle_cpu_share']}) "
             f"| {r['client_cpu_ms_per_action']} ({r['generator_processes']}) "
@@ -681,7 +637,8 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
 
 def main(argv: list[str]) -> int:
     """Command line of the human-paced mode."""
-    parser = argparse.ArgumentParser(prog="bench/load.py --human", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.load --human",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--human", action="store_true", help="this mode")
     parser.add_argument("--tables", type=int, nargs="+", default=[20])
     parser.add_argument("--seconds", type=float, default=30.0)
@@ -705,7 +662,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--processes", type=int, default=2,
                         help="load generator processes the tables are spread over (default 2)")
     args = parser.parse_args(argv)
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+    uptime = host_uptime()
     results = []
     # Each run measures every table count in turn, so a change in the host's load touches them alike.
     counts = [(tables, placement) for _ in range(args.runs) for tables in args.tables
@@ -746,10 +703,8 @@ def main(argv: list[str]) -> int:
                                        args.idle_seconds, placement))
                     print(json.dumps(results[-1]), flush=True)
     if args.write:
-        from load import write_section
-
-        command = "python bench/load.py " + " ".join(argv)
-        write_section(args.write, markdown(medians(results), command, uptime,
+        command = "python -m bench.load " + " ".join(argv)
+        write_section(args.write, markdown(median_rows(results), command, uptime,
                                            None if args.url else max(args.replicas)),
                       "## Load (human-paced)")
     return 0

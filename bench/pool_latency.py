@@ -5,18 +5,18 @@ would see on a busy loop). Meanwhile `--decisions` expert decisions from the las
 (the costly ones) are made, first directly on the loop (what the server must not do), then through
 `DecisionPool` (`server/bots/pool.py`). Wall-clock figures: they depend on the machine's load.
 
-    .venv/bin/python bench/pool_latency.py [--decisions 40] [--workers 1]
+    python -m bench.pool_latency [--decisions 40] [--workers 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bench.helpers import percentile
 from server.bots import get_bot
 from server.bots.pool import DecisionPool
 from server.rules import Deal
@@ -58,12 +58,6 @@ async def lag_while(work: Callable[[], Awaitable[None]]) -> list[float]:
     return lags
 
 
-def p99(values: list[float]) -> float:
-    """The 99th percentile (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
-
-
 async def main_async(decisions: int, workers: int) -> None:
     """Measure both ways and print the lag p50/p99/max."""
     views = late_views(decisions)
@@ -83,8 +77,8 @@ async def main_async(decisions: int, workers: int) -> None:
 
         for label, work in (("on the event loop", inline), (f"in the pool ({workers} worker)", pooled)):
             lags = await lag_while(work)
-            print(f"{label:<24}: {len(lags)} ticks, lag p50 {sorted(lags)[len(lags) // 2]:.1f} ms, "
-                  f"p99 {p99(lags):.1f} ms, max {max(lags):.1f} ms")
+            print(f"{label:<24}: {len(lags)} ticks, lag p50 {percentile(lags, 50):.1f} ms, "
+                  f"p99 {percentile(lags, 99):.1f} ms, max {max(lags):.1f} ms")
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ session without replaying the log).
 A `python -m server` process (memory store, bot delay 0) plays a session of bots to the end; then one
 connection sends 20 `get_records` at once and another a `ping`: the ping's round trip is measured.
 
-    .venv/bin/python bench/records_stall.py --deals 300 --runs 5
+    python -m bench.records_stall --deals 300 --runs 5
 """
 
 from __future__ import annotations
@@ -13,15 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from server.client import WhistClient  # noqa: E402
+from bench.helpers import python_module, start_process, stop_process
+from server.client import WhistClient
 
 
 async def one_run(url: str, deals: int) -> tuple[float, float]:
@@ -49,19 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", "0", "--bot-delay", "0", "--rate-limit", "200",
-         "--log-level", "warning"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process, http_url = start_process(
+        python_module("server", "--port", "0", "--bot-delay", "0", "--rate-limit", "200",
+                      "--log-level", "warning"),
+        "whist-server listening on")
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline().strip()
-        url = "ws://" + line.rsplit("http://", 1)[1].rstrip("/") + "/ws"
+        url = http_url.replace("http://", "ws://") + "ws"
         results = [asyncio.run(one_run(url, args.deals)) for _ in range(args.runs)]
     finally:
-        process.terminate()
-        process.wait(20)
-        if process.stdout is not None:
-            process.stdout.close()
+        stop_process(process)
     behind = statistics.median(result[0] for result in results)
     alone = statistics.median(result[1] for result in results)
     print(f"{args.deals} deals, {args.runs} runs: a ping behind 20 get_records: median {behind:.2f} ms "

@@ -1,6 +1,6 @@
 """Client CPU per batch: redis-py's `Pipeline` against `LeanPipeline` (server/store/lean_pipeline.py).
 
-`python bench/redis_batch.py [--url redis://127.0.0.1:6379/0] [--rounds 5] [--batches 3000]`
+`python -m bench.redis_batch [--url redis://127.0.0.1:6379/0] [--rounds 5] [--batches 3000]`
 
 Each round runs `--batches` batches of one EVALSHA (the store's save script, on one room: a version
 check and three writes) through each path in turn, and reads this process's CPU time (user + system)
@@ -14,12 +14,8 @@ import argparse
 import asyncio
 import resource
 import statistics
-import sys
 import uuid
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from redis.asyncio import BlockingConnectionPool, Redis
 

@@ -3,7 +3,7 @@ nothing else counts), for bot-only rooms driven in process by `server.live.Table
 coordination of a cluster process (owner leases, fan-out publish, presence; `--alone`: the in-memory
 twins of a single process, i.e. the store's work only).
 
-    .venv/bin/python bench/redis_cost.py --rooms 20 --deals 5 [--alone]
+    python -m bench.redis_cost --rooms 20 --deals 5 [--alone]
 
 Prints one JSON line: actions, Redis commands (by name, from INFO commandstats) and network bytes in
 and out of Redis per action. docs/scaling.md uses these figures.
@@ -20,12 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from load import _CountingPeer  # noqa: E402
-
-from server.cluster.processes import PrivateRedis  # noqa: E402
+from bench.helpers import CountingPeer
+from server.cluster.processes import PrivateRedis
 
 
 async def redis_info(redis: Any) -> tuple[dict[str, int], int, int, float]:
@@ -54,10 +50,10 @@ async def measure(url: str, rooms: int, deals: int, alone: bool = False) -> dict
     await manager.join_cluster()
     before = await redis_info(watcher)
     for _ in range(rooms):
-        peer = _CountingPeer()
+        peer = CountingPeer()
         request = CreateRoom(type="create_room", id=1, ruleset="solo-whist", seat=None,
                              session={"deals": deals}, bot="random")  # type: ignore[arg-type]
-        await manager.create_room(peer, request)
+        await manager.create_room(peer, request.new_room())
         await manager.start(peer)
     live = list(manager.rooms.values())
     started = time.monotonic()

@@ -4,7 +4,7 @@ tokens), every replica restarted in turn (`Cluster.restart_replica`: SIGTERM, st
 balancer counts it up). For each table, the longest time between two new room versions seen by any of
 its players during the restarts.
 
-    .venv/bin/python bench/rolling_pause.py --replicas 3 --tables 6
+    python -m bench.rolling_pause --replicas 3 --tables 6
 
 Prints one JSON line: per table the longest pause (s), their median and maximum, actions played.
 """
@@ -18,17 +18,11 @@ import statistics
 import sys
 import threading
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "cluster"))
-
-from cluster_players import Player  # noqa: E402
-
-from server.client import WhistClient  # noqa: E402
-from server.cluster import Cluster  # noqa: E402
-from server.rules import ruleset_names  # noqa: E402
+from bench.cluster_players import Player
+from server.client import WhistClient
+from server.cluster import Cluster
+from server.rules import ruleset_names
 
 
 async def open_table(cluster: Cluster, ruleset: str, seed: int) -> list[Player]:

@@ -1,5 +1,5 @@
 """CPU time of one 1.5 KB write to a loopback TCP socket and to a Unix socket, with a reader draining the
-other end in another process: `python bench/socket_write.py`. Why the cluster's balancer reaches its
+other end in another process: `python -m bench.socket_write`. Why the cluster's balancer reaches its
 replicas on Unix sockets (the server writes five frames per action): docs/benchmarks.md."""
 
 from __future__ import annotations

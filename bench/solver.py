@@ -12,7 +12,7 @@ positions per second over all deals. Two ways of searching the same position are
 
 A solve that passes `--node-limit` positions stops (a deterministic count) and is reported as such.
 
-    .venv/bin/python bench/solver.py [--sizes 4 5 6 7 8 13] [--deals 10] [--node-limit 20000000] [--json]
+    python -m bench.solver [--sizes 4 5 6 7 8 13] [--deals 10] [--node-limit 20000000] [--json]
 
 `--compare` measures the compiled solver (server/bots/_solver.c) beside the pure-Python one instead: for
 each of `--sizes` the same seeded positions solved exactly by both (same values checked), the median CPU

@@ -8,7 +8,7 @@
 #
 #   nice -n 19 bash bench/strength.sh [first-deal] [last-deal] [chunk] [jobs]
 #
-# Reports: .venv/bin/python bench/strength_report.py [--markdown] [--json FILE].
+# Reports: .venv/bin/python -m bench.strength_report [--markdown] [--json FILE].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 first=${1:-0}

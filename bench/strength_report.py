@@ -7,7 +7,7 @@ the match tool's summary of them; then, per
 ruleset, how much of the heuristic-to-oracle gap the expert closes in 2v2, on the deals both runs have:
 (expert - heuristic) / (oracle - heuristic), the differences in points per deal and seat.
 
-    .venv/bin/python bench/strength_report.py [bench/results/runs] [--json FILE] [--markdown]
+    python -m bench.strength_report [bench/results/runs] [--json FILE] [--markdown]
 
 `--markdown` prints the tables of docs/bots.md instead of the match tool's plain reports.
 """
@@ -20,8 +20,6 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `bench.oracle`, for its fingerprint
 
 from server.bots.match import (
     DealResult,

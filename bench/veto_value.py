@@ -7,7 +7,7 @@ one copy makes the call and the other passes, and both are played to the end. Th
 as the match tool's two formats see it: `2v2` = (this seat + partner) - (the two others), halved;
 `1v3` = this seat - the mean of the three others. The veto is right where passing is worth more.
 
-    .venv/bin/python bench/veto_value.py --ruleset belge-club --deals 900 [--prefix v] [--out FILE]
+    python -m bench.veto_value --ruleset belge-club --deals 900 [--prefix v] [--out FILE]
 
 The report groups the calls by kind and by simulated chance (below `VETO`: the ones the veto removes),
 with the mean value and its 95% confidence interval.

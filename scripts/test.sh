@@ -30,6 +30,20 @@ if ! redis_answers; then
   redis_answers || { echo "Redis did not start" >&2; exit 1; }
 fi
 
+# The archive tests (tests/archive) need PostgreSQL on 127.0.0.1:5432 (trust authentication for
+# the postgres user, as this machine kind has it): start the installed cluster if it is not answering.
+# They fail, never skip, when it does not answer.
+if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  cluster=$(pg_lsclusters --no-header 2>/dev/null | awk '$3 == 5432 {print $1, $2; exit}')
+  if [ -n "$cluster" ]; then
+    echo "PostgreSQL is not answering on 127.0.0.1:5432: starting cluster $cluster"
+    # shellcheck disable=SC2086 (two words: version and name)
+    as_root pg_ctlcluster $cluster start || true
+    for _ in $(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
+  fi
+  pg_isready -q -h 127.0.0.1 -p 5432 || echo "PostgreSQL does not answer: the archive tests will fail" >&2
+fi
+
 if [ ! -x /usr/bin/chromium ]; then
   echo "Installing Debian's chromium for the browser tests"
   apt_install chromium

@@ -30,8 +30,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .live import CommittedChange, LiveRoom, Member, RoomListener, Tables
-from .protocol import CreateRoom, ProtocolError, SessionLength
+from .live import CommittedChange, LiveRoom, Member, NewRoom, RoomListener, Tables
+from .protocol import ProtocolError
 from .store import Store
 from .table import Daily, hash_token
 
@@ -129,9 +129,8 @@ class DailyChallenge(RoomListener):
         day = utc_day(self.clock())
         secret = daily_session_secret(await self.server_secret(), day)
         first = player_key is not None and await self.store.claim_daily_player(day, hash_token(player_key))
-        request = CreateRoom(type="create_room", id=0, ruleset=DAILY_RULESET, house_rules={},
-                             session=SessionLength(), listed=False, bot=DAILY_BOT,
-                             name=f"Daily challenge {day}", seat=DAILY_SEAT)
+        request = NewRoom(DAILY_RULESET, listed=False, bot=DAILY_BOT, name=f"Daily challenge {day}",
+                          seat=DAILY_SEAT)
         # The day and the secret are part of the created table (the session is dealt from the secret).
         daily = Daily(day, member.name, practice=not first)
         created = await self.tables.create_room(member, request, daily, secret)

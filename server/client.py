@@ -65,6 +65,7 @@ class WhistClient:
         self.state: JSON | None = None
         self.events: list[JSON] = []
         self.lobby: list[JSON] | None = None
+        self.chat: list[JSON] = []  # the room's chat lines this connection was sent, in order
         self.room_id: str | None = None
         self.token: str | None = None
         self.seat: int | None = None
@@ -145,6 +146,8 @@ class WhistClient:
             self.events.extend(message["events"])
         elif kind == "lobby":
             self.lobby = message["rooms"]
+        elif kind == "chat":
+            self.chat.extend(message["lines"])
         self._notify()
 
     def _notify(self) -> None:
@@ -251,6 +254,21 @@ class WhistClient:
     async def ready(self) -> JSON:
         """`ready` for the next deal."""
         return await self.request("ready")
+
+    async def say(self, text: str | None = None, phrase: str | None = None) -> JSON:
+        """`chat`: a line to the room (free `text` or a quick `phrase` key)."""
+        fields: dict[str, Any] = {"text": text} if text is not None else {}
+        if phrase is not None:
+            fields["phrase"] = phrase
+        return await self.request("chat", **fields)
+
+    async def mute_chat(self, seat: int, muted: bool = True) -> JSON:
+        """`mute_chat` (host): mute or unmute a seat's chat for everyone."""
+        return await self.request("mute_chat", seat=seat, muted=muted)
+
+    async def play_again(self) -> JSON:
+        """`play_again`: ask for a new session at this table (it starts once every seated human asks)."""
+        return await self.request("play_again")
 
     async def hint(self) -> str:
         """`hint`: the action the server's heuristic bot would take in this seat now."""

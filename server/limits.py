@@ -1,4 +1,4 @@
-"""What one client may use: the `Limits` settings and the per-address bookkeeping behind them.
+"""The per-address bookkeeping behind the limits (server/settings.py `Limits`), and their close codes.
 
 docs/protocol.md ("Limits") lists each limit with the error or close code that answers it.
 """
@@ -6,26 +6,11 @@ docs/protocol.md ("Limits") lists each limit with the error or close code that a
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass
 
 # Close codes of the limits (1008, 1009 and 1011 are the standard ones the server also uses).
 CLOSE_TOO_MANY_CONNECTIONS = 1013  # "try again later": too many connections from the client's address
 CLOSE_IDLE = 4408  # application code, after HTTP 408: no message for `idle_seconds`
 HOUR = 3600.0
-
-
-@dataclass(slots=True)
-class Limits:
-    """What one client may use. `rate`/`burst`: a token bucket of `burst` messages per connection
-    refilled at `rate` per second. For the others, 0 or None turns the limit off."""
-
-    rate: float = 20.0
-    burst: float = 40.0
-    connections_per_address: int = 20  # open connections from one client address (close 1013 past it)
-    rooms_per_address_per_hour: int = 100  # create_room/daily from one address (`rate_limited` past it)
-    idle_seconds: float | None = 1800.0  # no message for this long: close 4408
-    ping_interval: float | None = 20.0  # websocket pings; no pong within ping_timeout: close 1011
-    ping_timeout: float | None = 20.0
 
 
 class AddressCounts:

@@ -5,7 +5,7 @@ Each `WhistServer` owns a `Metrics` with its own `CollectorRegistry`, so several
 
 The connection, HTTP and store boundaries record their figures themselves. The room layer records the
 rest through the small `observe_*` / `count_*` methods below: a human's action (and its action-to-push
-time, the `act` request's) in `server/app.py`, a bot's action, its decision time and its decision-to-
+time, the `act` request's) in `server/connection.py`, a bot's action, its decision time and its decision-to-
 push time in the bot driver (`server/live/bots.py`, which sees a `Metrics` as its `BotObserver`).
 """
 

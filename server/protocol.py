@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgpack  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .live.new_room import NewRoom, SessionSpan
 from .rules import get_ruleset, ruleset_names
 
 PROTOCOL_VERSION = 1
@@ -75,6 +76,11 @@ class SessionLength(_Message):
 SeatChoice = Annotated[int, Field(ge=0, le=3, strict=True)]
 
 
+#: The turn clock of a listed room (strangers) when `create_room` does not say: long enough to think
+#: about a call, short enough that an absent player does not hold three others for long.
+DEFAULT_TURN_SECONDS = 60.0
+
+
 class CreateRoom(_Request):
     """Create a room; the creator is its host and may sit at once."""
 
@@ -87,6 +93,17 @@ class CreateRoom(_Request):
     name: Annotated[str, Field(min_length=1, max_length=48)] | None = None
     seat: SeatChoice | Literal["any"] | None = "any"
     grace_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
+    # The turn clock: seconds a human has for each action (0: no clock). Unset: the default of the
+    # room's kind (`DEFAULT_TURN_SECONDS` for a listed room, none for a private one).
+    turn_seconds: Annotated[float, Field(ge=0, le=600)] | None = None
+
+    def new_room(self) -> NewRoom:
+        """The live layer's own request for this message."""
+        span = SessionSpan(self.session.deals, self.session.target)
+        turn = self.turn_seconds if self.turn_seconds is not None else (
+            DEFAULT_TURN_SECONDS if self.listed else 0.0)
+        return NewRoom(self.ruleset, dict(self.house_rules), span, self.listed, self.bot, self.name,
+                       self.seat, self.grace_seconds, turn)
 
 
 class Join(_Request):
@@ -213,9 +230,33 @@ class Replay(_Request):
     record: dict[str, Any]
 
 
+class Chat(_Request):
+    """A line to the room's chat: free `text` (at most 200 characters once trimmed) or a quick
+    `phrase` (one of `hello`'s `chat_phrases`, which every client shows in its own language)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(max_length=2000)] | None = None  # checked again once trimmed and cleaned
+    phrase: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+
+
+class MuteChat(_Request):
+    """Host: mute (or unmute) a seat's chat for everyone."""
+
+    type: Literal["mute_chat"]
+    seat: SeatChoice
+    muted: bool = True
+
+
+class PlayAgain(_Request):
+    """A seated player asks for a new session at the same table once the session is over."""
+
+    type: Literal["play_again"]
+
+
 Request = Annotated[
     Hello | Ping | ListRooms | CreateRoom | Join | Resume | Watch | Leave | AddBot | RemoveBot | Start | Act
-    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | DailyDealResults | Leaderboard | Replay,
+    | Ready | EndGame | GetRecords | GetState | HintRequest | Daily | DailyDealResults | Leaderboard | Replay
+    | Chat | MuteChat | PlayAgain,
     Field(discriminator="type"),
 ]
 # The request models, read from the union above (the one place they are listed).
@@ -343,14 +384,48 @@ class Lobby(_Message):
     rooms: list[LobbyEntry]
 
 
-ServerMessage = Annotated[Ok | Error | State | Events | Lobby, Field(discriminator="type")]
-SERVER_MODELS: tuple[type[_Message], ...] = get_args(get_args(ServerMessage)[0])
-# Every message, either way: the request union and the server union, discriminated on `type`.
-Message = Annotated[Request | ServerMessage, Field(discriminator="type")]
+class ChatFrom(_Message):
+    """Who said a chat line: their seat (None: a spectator) and name."""
 
+    seat: int | None
+    name: str
+
+
+class ChatLine(_Message):
+    """One chat line: text, or a quick phrase's key; `at` in Unix seconds."""
+
+    from_: ChatFrom = Field(alias="from")
+    text: str | None = None
+    phrase: str | None = None
+    at: float
+
+
+class ChatPush(_Message):
+    """Push: chat lines of the room (one line as it is said; the kept ones on entering a room)."""
+
+    type: Literal["chat"]
+    room_id: str
+    lines: list[ChatLine]
+
+
+ServerMessage = Annotated[Ok | Error | State | Events | Lobby | ChatPush, Field(discriminator="type")]
+SERVER_MODELS: tuple[type[_Message], ...] = get_args(get_args(ServerMessage)[0])
 REQUEST_ADAPTER: TypeAdapter[Request] = TypeAdapter(Request)
 SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
-MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+class _EitherWay:
+    """Validates a message of either direction. One `type` may name a request and a push (`chat`:
+    the line a client sends, the lines the room gets): a request is the one that carries an `id`."""
+
+    def validate_python(self, data: Any) -> Request | ServerMessage:
+        """The request or server message `data` is; pydantic's ValidationError otherwise."""
+        if isinstance(data, dict) and "id" in data and data.get("type") in REQUEST_TYPES:
+            return REQUEST_ADAPTER.validate_python(data)
+        return SERVER_ADAPTER.validate_python(data)
+
+
+MESSAGE_ADAPTER = _EitherWay()
 
 class HouseRuleInfo(_Message):
     """One house rule as `hello` describes it (the lobby's create-room form shows these)."""
@@ -399,11 +474,11 @@ def _utf8_clean(data: Any) -> bool:
     return True
 
 
-def decode_frame(frame: str | bytes) -> dict[str, Any]:
+def decode_frame(frame: str | bytes, max_bytes: int = MAX_FRAME_BYTES) -> dict[str, Any]:
     """Bytes or text to a message object (not yet validated); raises `ProtocolError`."""
-    if len(frame) > MAX_FRAME_BYTES:
+    if len(frame) > max_bytes:
         raise ProtocolError("frame_too_large", f"frame of {len(frame)} bytes is over the limit of "
-                            f"{MAX_FRAME_BYTES} bytes (64 KiB)")
+                            f"{max_bytes} bytes ({max_bytes / 1024:g} KiB)")
     data: Any
     if isinstance(frame, str):
         try:

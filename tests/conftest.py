@@ -12,6 +12,8 @@ import pytest
 from suite_order import make_scheduler, run_order
 
 REDIS_URL = os.environ.get("WHIST_TEST_REDIS", "redis://127.0.0.1:6379/0")
+# The fixtures of the tests that need a store or a server, wherever they sit (tests/ mirrors server/).
+pytest_plugins = ["server_fixtures"]
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ export const POSITIONS = ["bottom", "left", "top", "right"];
 export const SUIT_ORDER = ["S", "H", "C", "D"];
 
 /** The player's seat (null for a spectator). */
-export function mySeat(app) {
-  if (app.view && app.view.seat !== null && app.view.seat !== undefined) return app.view.seat;
-  return app.you?.seat ?? null;
+export function mySeat(state) {
+  if (state.view && state.view.seat !== null && state.view.seat !== undefined) return state.view.seat;
+  return state.you?.seat ?? null;
 }
 
 /** Where a seat sits on screen: `base` at the bottom (you, or seat 0 for a spectator), then clockwise. */
@@ -18,20 +18,20 @@ export function positionFrom(base, seat) {
   return POSITIONS[(seat - (base ?? 0) + 4) % 4];
 }
 
-export function position(app, seat) {
-  return positionFrom(mySeat(app), seat);
+export function position(state, seat) {
+  return positionFrom(mySeat(state), seat);
 }
 
-export function seatInfo(app, seat) {
-  return app.room?.seats?.[seat] || { seat, kind: "empty", name: null, connected: false, bot_playing: false, ready: false };
+export function seatInfo(state, seat) {
+  return state.room?.seats?.[seat] || { seat, kind: "empty", name: null, connected: false, bot_playing: false, ready: false };
 }
 
 export function isBot(info) {
   return info.kind === "bot" || info.bot_playing;
 }
 
-export function seatName(app, seat) {
-  const info = seatInfo(app, seat);
+export function seatName(state, seat) {
+  const info = seatInfo(state, seat);
   // Bots share one name ("heuristic bot"): number them by seat so that the table reads clearly.
   if (info.kind === "bot") return `${t("room.seat.botname")} ${seat + 1}`;
   if (info.name) return info.name;
@@ -71,15 +71,15 @@ export function explained(tag, key, attrs, ...children) {
  * Where the deal stands (deal, phase, calls, cards played, discards): a hint belongs to one moment of
  * the deal, not to a room version (asking for a hint is itself logged, which moves the version on).
  */
-export function dealMoment(app) {
-  const view = app.view;
+export function dealMoment(state) {
+  const view = state.view;
   if (!view) return null;
   const played = (view.tricks || []).length * 4 + (view.trick?.cards?.length ?? 0);
-  return `${app.room?.deal_number}:${view.phase}:${(view.calls || []).length}:${played}:${(view.discards_made || []).length}`;
+  return `${state.room?.deal_number}:${view.phase}:${(view.calls || []).length}:${played}:${(view.discards_made || []).length}`;
 }
 
 /** The hint shown now (null once the deal has moved on). */
-export function currentHint(app) {
-  const hint = app.ui.hint;
-  return hint && hint.moment === dealMoment(app) ? hint : null;
+export function currentHint(state) {
+  const hint = state.ui.hint;
+  return hint && hint.moment === dealMoment(state) ? hint : null;
 }

@@ -3,6 +3,8 @@
 
 import { h } from "./dom.js";
 import { lang } from "./i18n.js";
+import { storageGet, storageSet } from "./storage.js";
+import { report } from "./errors.js";
 
 const KEY_STORAGE = "whist.player_key";
 
@@ -68,13 +70,11 @@ function say(key, params = {}) {
 
 /** This browser's player key: 32 random bytes (base64url), made once and kept like the seat tokens. */
 export function playerKey() {
-  try {
-    const kept = localStorage.getItem(KEY_STORAGE);
-    if (kept && /^[A-Za-z0-9_-]{16,128}$/.test(kept)) return kept;
-  } catch { /* private mode: a key for this page only */ }
+  const kept = storageGet(KEY_STORAGE);
+  if (kept && /^[A-Za-z0-9_-]{16,128}$/.test(kept)) return kept;
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const key = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
-  try { localStorage.setItem(KEY_STORAGE, key); } catch { /* private mode */ }
+  storageSet(KEY_STORAGE, key); // without storage: a key for this page only
   return key;
 }
 
@@ -95,18 +95,22 @@ const results = new Map();
 
 /**
  * "How others played this deal", for the end-of-deal summary of a daily room. Asks the server once
- * (`daily_deal_results`) and redraws when the answer comes; `contractTitle` names a contract.
+ * (`daily_deal_results`, with `request`) and calls `redraw` when the answer comes; `contractTitle`
+ * names a contract.
  */
-export function dealResultsSection(app, room, contractTitle) {
+export function dealResultsSection(room, { request, redraw, contractTitle }) {
   if (!room?.daily) return null;
   const deal = room.deal_number;
   const key = `${room.room_id}:${deal}`;
   if (!results.has(key)) {
     results.set(key, "loading");
-    app.conn.request("daily_deal_results", { deal })
+    request("daily_deal_results", { deal })
       .then((answer) => results.set(key, answer))
-      .catch(() => results.set(key, "failed"))
-      .finally(() => app.rerender());
+      .catch((error) => {
+        report("loading how others played the deal (the summary says it failed)", error);
+        results.set(key, "failed");
+      })
+      .finally(redraw);
   }
   const found = results.get(key);
   const section = h("section", { class: "deal-results", "aria-labelledby": "deal-results-title" },

@@ -9,24 +9,23 @@ import { mySeat, seatName, contractTitle, signed, dailyScore, SUIT_ORDER } from 
 import { legendList } from "./legend.js";
 import { dealResultsSection, practiceNote } from "./daily.js";
 import { rareSheet } from "./panel.js";
+import { actions, conn } from "./actions.js";
+import { replayActions } from "./replay-actions.js";
+import { dialogClosed, redrawn, summaryHidden, summaryToggled } from "./store.js";
 
 /** Draw the open dialogs; while one is open the table behind it is inert (Tab stays in the dialog). */
-export function renderModals(app, modalRoot) {
-  const view = app.view;
-  const room = app.room;
+export function renderModals(state, modalRoot) {
+  const view = state.view;
+  const room = state.room;
   const dialogs = [];
-  if (app.ui.summaryDealNumber !== room.deal_number) {
-    app.ui.summaryDealNumber = room.deal_number;
-    app.ui.summaryHidden = false;
-  }
   const over = room.status === "over" || room.session_over;
-  if (view && view.phase === "end" && !app.ui.summaryHidden) dialogs.push(summaryDialog(app, over));
-  else if (over && !(view && view.phase === "end")) dialogs.push(finalDialog(app));
-  if (app.ui.lastTrickOpen && view?.tricks?.length) dialogs.push(lastTrickDialog(app));
-  else app.ui.lastTrickOpen = false;
-  const sheet = rareSheet(app);
+  if (view && view.phase === "end" && !summaryHidden(state)) dialogs.push(summaryDialog(state, over));
+  else if (over && !(view && view.phase === "end")) dialogs.push(finalDialog(state));
+  if (state.ui.lastTrickOpen && view?.tricks?.length) dialogs.push(lastTrickDialog(state));
+  else dialogClosed("lastTrick", { quiet: true });
+  const sheet = rareSheet(state);
   if (sheet) dialogs.push(sheet);
-  if (app.ui.helpOpen) dialogs.push(helpDialog(app, room.ruleset, () => { app.ui.helpOpen = false; app.rerender(); }));
+  if (state.ui.helpOpen) dialogs.push(helpDialog(state, room.ruleset, () => dialogClosed("help")));
   replace(modalRoot, dialogs);
   document.body.classList.toggle("modal-open", dialogs.length > 0);
   document.getElementById("app").inert = dialogs.length > 0;
@@ -50,7 +49,7 @@ export function howToPlay(ruleset) {
 }
 
 /** The help: how to play the table's ruleset, and what every badge means. */
-export function helpDialog(app, ruleset, onClose) {
+export function helpDialog(state, ruleset, onClose) {
   return modal("help", t("help.title"), h("div", { class: "help-body" },
     h("h3", {}, t("help.howto", { rules: t(`rules.${ruleset}`) })),
     howToPlay(ruleset),
@@ -61,18 +60,17 @@ export function helpDialog(app, ruleset, onClose) {
   { onClose });
 }
 
-function lastTrickDialog(app) {
-  const view = app.view;
+function lastTrickDialog(state) {
+  const view = state.view;
   const last = view.tricks[view.tricks.length - 1];
   const close = () => {
-    app.ui.lastTrickOpen = false;
-    app.rerender();
+    dialogClosed("lastTrick");
     requestAnimationFrame(() => document.querySelector("[data-key=last-trick]")?.focus());
   };
   return modal("last-trick", t("table.lasttrick"), h("div", {},
     h("ul", { class: "last-trick" }, last.cards.map(([seat, card]) => h("li", { class: seat === last.winner ? "winner" : "" },
-      cardFace(card, { size: "trick" }), h("span", {}, seatName(app, seat))))),
-    h("p", {}, t("table.lasttrick.won", { name: seatName(app, last.winner) })),
+      cardFace(card, { size: "trick" }), h("span", {}, seatName(state, seat))))),
+    h("p", {}, t("table.lasttrick.won", { name: seatName(state, last.winner) })),
     h("div", { class: "row buttons" }, h("button", { type: "button", class: "primary", dataset: { key: "last-trick-ok", autofocus: "" }, onclick: close }, t("table.close")))),
   { onClose: close });
 }
@@ -84,30 +82,30 @@ export function handText(cards) {
     h("span", { class: `suit-run ${RED_SUITS.has(suit) ? "red" : ""} suit-${suit}` }, `${SUIT_SYMBOL[suit]} ${bySuit[suit].map(rankText).join(" ")}`)));
 }
 
-function resultLine(app, result) {
+function resultLine(state, result) {
   if (result.status === "thrown_in") return t("end.thrown_in");
   const title = contractTitle(result.contract, result.trump);
   const declarers = result.declarers || [];
-  const team = app.view?.contract?.team;
+  const team = state.view?.contract?.team;
   if (team || declarers.length <= 1) {
     const tricks = declarers.reduce((sum, s) => sum + (result.tricks[s] || 0), 0);
     const made = declarers.length ? result.points[declarers[0]] > 0 : false;
-    const names = declarers.map((s) => seatName(app, s)).join(" & ");
+    const names = declarers.map((s) => seatName(state, s)).join(" & ");
     return `${names} — ${t(tricks === 1 ? "end.result.one" : "end.result", { contract: title, outcome: t(made ? "end.made" : "end.failed"), tricks })}`;
   }
-  return declarers.map((s) => `${seatName(app, s)}: ${t(result.tricks[s] === 1 ? "end.result.one" : "end.result", { contract: title, outcome: t(result.points[s] > 0 ? "end.made" : "end.failed"), tricks: result.tricks[s] })}`).join(" · ");
+  return declarers.map((s) => `${seatName(state, s)}: ${t(result.tricks[s] === 1 ? "end.result.one" : "end.result", { contract: title, outcome: t(result.points[s] > 0 ? "end.made" : "end.failed"), tricks: result.tricks[s] })}`).join(" · ");
 }
 
-function balancesTable(app, result) {
-  const room = app.room;
+function balancesTable(state, result) {
+  const room = state.room;
   return h("table", { class: "score-table" },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, t("end.player")),
       result ? h("th", { scope: "col" }, t("end.tricks")) : null,
       result ? h("th", { scope: "col" }, t("end.points")) : null,
       h("th", { scope: "col" }, t("end.balance")))),
-    h("tbody", {}, [0, 1, 2, 3].map((seat) => h("tr", { class: `${seat === mySeat(app) ? "me" : ""} ${result?.declarers?.includes(seat) ? "declarer" : ""}` },
-      h("th", { scope: "row" }, seatName(app, seat), result?.declarers?.includes(seat) ? h("span", { title: t("legend.declarer") }, " ★") : ""),
+    h("tbody", {}, [0, 1, 2, 3].map((seat) => h("tr", { class: `${seat === mySeat(state) ? "me" : ""} ${result?.declarers?.includes(seat) ? "declarer" : ""}` },
+      h("th", { scope: "row" }, seatName(state, seat), result?.declarers?.includes(seat) ? h("span", { title: t("legend.declarer") }, " ★") : ""),
       result ? h("td", {}, String(result.tricks[seat])) : null,
       result ? h("td", { class: result.points[seat] > 0 ? "pos" : result.points[seat] < 0 ? "neg" : "" }, signed(result.points[seat])) : null,
       h("td", { class: room.balances[seat] > 0 ? "pos" : room.balances[seat] < 0 ? "neg" : "" }, signed(room.balances[seat]))))));
@@ -121,55 +119,55 @@ function dailyNote(room) {
     t(played >= 2 ? "daily.score.onboard" : "daily.score.soon"));
 }
 
-function replayButton(app, which) {
-  return h("button", { type: "button", class: "secondary", dataset: { key: "replay-deal" }, onclick: () => app.openSessionReplay(which) }, t("replay.this"));
+function replayButton(state, which) {
+  return h("button", { type: "button", class: "secondary", dataset: { key: "replay-deal" }, onclick: () => replayActions.openSession(which) }, t("replay.this"));
 }
 
-function summaryDialog(app, over) {
-  const view = app.view;
-  const room = app.room;
+function summaryDialog(state, over) {
+  const view = state.view;
+  const room = state.room;
   const result = view.result;
   const body = h("div", { class: "summary" });
-  body.append(h("p", { class: `result-line ${result.status}` }, resultLine(app, result)));
+  body.append(h("p", { class: `result-line ${result.status}` }, resultLine(state, result)));
   if (view.multiplier > 1) body.append(h("p", { class: "muted" }, `×${view.multiplier} ${t("table.double")}`));
-  body.append(balancesTable(app, result));
+  body.append(balancesTable(state, result));
   const daily = dailyNote(room);
   if (daily) body.append(daily);
   // The daily challenge: the practice mark, and "how others played this deal" (js/daily.js).
   const practice = practiceNote(room);
   if (practice) body.append(practice);
-  const others = dealResultsSection(app, room, contractTitle);
+  const others = dealResultsSection(room, { request: (type, fields) => conn.request(type, fields), redraw: redrawn, contractTitle });
   if (others) body.append(others);
   const buttons = h("div", { class: "row buttons" });
   if (over) {
     body.prepend(h("p", { class: "final-note" }, t("ann.session_over")));
     buttons.append(
-      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => app.downloadRecords() }, t("final.download")),
-      h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => app.leave() }, t("final.lobby")));
-  } else if (mySeat(app) !== null && view.hand) {
-    const ready = app.ui.readySent === room.deal_number || room.seats[mySeat(app)]?.ready;
-    buttons.append(h("button", { type: "button", class: "primary", id: "next-deal", disabled: ready, dataset: { key: "next-deal", autofocus: ready ? null : "" }, onclick: () => app.ready() }, t("end.next")));
+      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => replayActions.downloadRecords() }, t("final.download")),
+      h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => actions.leave() }, t("final.lobby")));
+  } else if (mySeat(state) !== null && view.hand) {
+    const ready = state.ui.readySent === room.deal_number || room.seats[mySeat(state)]?.ready;
+    buttons.append(h("button", { type: "button", class: "primary", id: "next-deal", disabled: ready, dataset: { key: "next-deal", autofocus: ready ? null : "" }, onclick: () => actions.ready() }, t("end.next")));
     // Everyone may stop: the host ends the session for the table; another player ends their own
     // game (they leave, a bot takes the seat), and the button says so.
     buttons.append(h("button", {
       type: "button", class: "secondary", id: "end-game", dataset: { key: "end-game" },
-      title: app.you?.host ? null : t("end.stop.leave"), onclick: () => app.endGame(),
+      title: state.you?.host ? null : t("end.stop.leave"), onclick: () => actions.endGame(),
     }, t("end.stop")));
-    const waiting = room.seats.filter((s) => s.kind === "human" && s.connected && !s.ready && s.seat !== mySeat(app)).map((s) => s.name);
+    const waiting = room.seats.filter((s) => s.kind === "human" && s.connected && !s.ready && s.seat !== mySeat(state)).map((s) => s.name);
     if (ready) body.append(h("p", { class: "muted waiting" }, waiting.length ? t("end.waiting", { names: waiting.join(", ") }) : t("end.ready")));
-    body.append(h("p", { class: "muted choice-help" }, app.you?.host ? t("end.choice.host") : t("end.choice.guest")));
+    body.append(h("p", { class: "muted choice-help" }, state.you?.host ? t("end.choice.host") : t("end.choice.guest")));
   }
-  if (result.status !== "thrown_in") buttons.append(replayButton(app, "last"));
-  buttons.append(h("button", { type: "button", class: "ghost", dataset: { key: "hide-summary" }, onclick: () => { app.ui.summaryHidden = true; app.rerender(); } }, t("end.review")));
+  if (result.status !== "thrown_in") buttons.append(replayButton(state, "last"));
+  buttons.append(h("button", { type: "button", class: "ghost", dataset: { key: "hide-summary" }, onclick: () => summaryToggled(true) }, t("end.review")));
   body.append(buttons);
   // The choice comes first (it fits a phone's screen); the hands as dealt follow, for reference.
   if (view.dealt) {
     body.append(h("h3", {}, t("end.hands")));
     body.append(h("ul", { class: "dealt" }, view.dealt.map((cards, seat) => h("li", {},
-      h("span", { class: "who" }, seatName(app, seat)), handText(cards),
+      h("span", { class: "who" }, seatName(state, seat)), handText(cards),
       view.discards?.[String(seat)] ? h("small", { class: "muted" }, ` (${t("end.discard")}: ${rankText(view.discards[String(seat)][0])}${SUIT_SYMBOL[view.discards[String(seat)][1]]})`) : null))));
   }
-  const fair = fairnessNote(app);
+  const fair = fairnessNote(state);
   if (fair) body.append(fair);
   return modal("summary", over ? t("final.title") : t("end.title"), body);
 }
@@ -178,29 +176,29 @@ function summaryDialog(app, over) {
  * Whether the deal verified: the seed matches the commitment shown when the deal started, and it deals
  * exactly the hands above (fair.js); with a link to how anyone can check it by hand.
  */
-function fairnessNote(app) {
-  const room = app.room;
-  const check = app.fair.checks.get(`${room.room_id}:${room.deal_number}`);
+function fairnessNote(state) {
+  const room = state.room;
+  const check = state.fair.checks[`${room.room_id}:${room.deal_number}`];
   if (!check) return null;
   const verdict = check.state !== "done" ? check.state : check.verified ? "verified" : "not-verified";
   let text;
   if (verdict === "verified") text = t(check.late ? "fair.verified.late" : "fair.verified");
   else if (verdict === "not-verified") text = `${t("fair.failed")} ${t(`fair.failed.${check.failed}`)}`;
   else text = t(`fair.${verdict}`);
-  const how = new URLSearchParams({ seed: check.seed ?? app.view.seed ?? "", commitment: check.commitment ?? "" });
+  const how = new URLSearchParams({ seed: check.seed ?? state.view.seed ?? "", commitment: check.commitment ?? "" });
   return h("p", { class: `fairness ${verdict}`, role: "status", dataset: { fair: verdict } },
     h("span", { class: "fair-mark", "aria-hidden": "true" }, verdict === "verified" ? "✓ " : verdict === "not-verified" ? "✗ " : ""),
     h("span", { class: "fair-text" }, text), " ",
     h("a", { href: `fair.html#${how}`, target: "_blank", rel: "noopener", dataset: { key: "fair-how" } }, t("fair.how")));
 }
 
-function finalDialog(app) {
+function finalDialog(state) {
   const body = h("div", { class: "summary" },
-    balancesTable(app, null),
-    dailyNote(app.room),
+    balancesTable(state, null),
+    dailyNote(state.room),
     h("div", { class: "row buttons" },
-      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => app.downloadRecords() }, t("final.download")),
-      app.room.played_deals ? replayButton(app, "pick") : null,
-      h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => app.leave() }, t("final.lobby"))));
+      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => replayActions.downloadRecords() }, t("final.download")),
+      state.room.played_deals ? replayButton(state, "pick") : null,
+      h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => actions.leave() }, t("final.lobby"))));
   return modal("final", t("final.title"), body);
 }

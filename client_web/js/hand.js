@@ -6,6 +6,8 @@ import { h } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { RED_SUITS, parseAction } from "./calls.js";
 import { mySeat, seatName, currentHint } from "./common.js";
+import { actions } from "./actions.js";
+import * as store from "./store.js";
 
 /** The cards the player may play or discard now, each with its action. */
 export function legalCards(view) {
@@ -18,30 +20,30 @@ export function legalCards(view) {
 }
 
 /** Why a tap on a card does nothing now, in words. */
-function whyNot(app, myTurn) {
-  if (app.pendingAction) return t("play.sent");
+function whyNot(state, myTurn) {
+  if (state.pendingAction) return t("play.sent");
   if (myTurn) return t("play.cannot");
-  if (app.view?.legal?.length) return t("play.callfirst");
-  const waiting = (app.view?.to_act || []).map((s) => seatName(app, s));
+  if (state.view?.legal?.length) return t("play.callfirst");
+  const waiting = (state.view?.to_act || []).map((s) => seatName(state, s));
   return waiting.length ? t("play.notturn", { name: waiting.join(", ") }) : t("play.notnow");
 }
 
-export function handArea(app, { onRefused }) {
-  const view = app.view;
-  if (!view || !view.hand || mySeat(app) === null) return null;
+export function handArea(state, { onRefused }) {
+  const view = state.view;
+  if (!view || !view.hand || mySeat(state) === null) return null;
   const playable = legalCards(view);
   const myTurn = playable.size > 0;
   // Dimmed only while someone else is to act (during your own call the cards rest as they are).
   const othersTurn = !(view.legal || []).length;
   const cards = view.hand;
-  const hinted = currentHint(app)?.action ?? null;
-  let focusCard = app.ui.handFocus;
+  const hinted = currentHint(state)?.action ?? null;
+  let focusCard = state.ui.handFocus;
   if (!cards.includes(focusCard) || (myTurn && !playable.has(focusCard))) {
     focusCard = myTurn ? cards.find((c) => playable.has(c)) : cards[0];
   }
   const el = h("section", {
     class: `hand ${myTurn ? "my-turn" : ""} ${othersTurn ? "not-my-turn" : ""} ${view.phase === "discard" ? "discarding" : ""}`,
-    "aria-label": othersTurn && view.phase !== "end" ? `${t("table.hand")} — ${whyNot(app, false)}` : t("table.hand"), role: "group",
+    "aria-label": othersTurn && view.phase !== "end" ? `${t("table.hand")} — ${whyNot(state, false)}` : t("table.hand"), role: "group",
   });
   const buttons = cards.map((card) => {
     const legal = playable.has(card);
@@ -56,13 +58,14 @@ export function handArea(app, { onRefused }) {
       },
     });
     button.addEventListener("click", () => {
-      if (!playable.has(card) || app.pendingAction) {
-        onRefused(whyNot(app, myTurn));
+      const now = store.state(); // the state when tapped: an action may have been sent since the hand was drawn
+      if (!playable.has(card) || now.pendingAction) {
+        onRefused(whyNot(now, myTurn));
         return;
       }
-      app.act(playable.get(card));
+      actions.act(playable.get(card));
     });
-    button.addEventListener("focus", () => { app.ui.handFocus = card; });
+    button.addEventListener("focus", () => store.handFocused(card));
     return button;
   });
   el.addEventListener("keydown", (event) => moveInHand(event, el, myTurn));

@@ -4,6 +4,7 @@
 import en from "./lang/en.js";
 import fr from "./lang/fr.js";
 import nl from "./lang/nl.js";
+import { storageGet, storageSet } from "./storage.js";
 
 const STRINGS = { en, fr, nl };
 
@@ -12,7 +13,7 @@ const STORAGE_KEY = "whist.lang";
 let current = pickLanguage();
 
 function pickLanguage() {
-  const saved = safeStorageGet(STORAGE_KEY);
+  const saved = storageGet(STORAGE_KEY);
   if (saved && STRINGS[saved]) return saved;
   const preferred = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"]);
   for (const tag of preferred) {
@@ -22,10 +23,6 @@ function pickLanguage() {
   return "en";
 }
 
-function safeStorageGet(key) {
-  try { return localStorage.getItem(key); } catch { return null; }
-}
-
 /** The current language code ("en", "fr" or "nl"). */
 export function lang() { return current; }
 
@@ -33,7 +30,7 @@ export function lang() { return current; }
 export function setLang(code) {
   if (!STRINGS[code]) return;
   current = code;
-  try { localStorage.setItem(STORAGE_KEY, code); } catch { /* private mode: keep it for this page */ }
+  storageSet(STORAGE_KEY, code);
   // The page's `lang` changes with its text, at the next render (app.js), never before it.
 }
 

@@ -4,30 +4,34 @@
 import { t, lang, has, own, roomName } from "./i18n.js";
 import { h, replace } from "./dom.js";
 import { howToPlay } from "./dialogs.js";
+import { actions } from "./actions.js";
+import { replayActions } from "./replay-actions.js";
+import * as store from "./store.js";
 
-const DEFAULT_FORM = { ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true, bot: null };
+/** The create-room form's values now (handlers read them when they run, not when the form was built). */
+const form = () => store.state().ui.form;
 /** The bot levels the page knows how to explain, weakest first; the server's `hello` says which it has. */
 const BOT_LEVELS = ["random", "heuristic", "expert"];
 
 /** Draw (or refresh) the lobby inside `root`. */
-export function renderLobby(app, root) {
+export function renderLobby(state, root) {
   let lobby = root.querySelector(":scope > .lobby");
-  if (!lobby || lobby.dataset.lang !== lang() || lobby.dataset.rulesets !== lobbyKey(app)) {
-    lobby = buildLobby(app);
+  if (!lobby || lobby.dataset.lang !== lang() || lobby.dataset.rulesets !== lobbyKey(state)) {
+    lobby = buildLobby(state);
     replace(root, lobby);
   }
-  refreshRooms(app, lobby.querySelector(".rooms"));
-  refreshLeaderboard(app, lobby.querySelector(".leaderboard"));
+  refreshRooms(state, lobby.querySelector(".rooms"));
+  refreshLeaderboard(state, lobby.querySelector(".leaderboard"));
 }
 
 /** What the form is built from: when it changes (the house rules arrive, say) the form is rebuilt. */
-function lobbyKey(app) {
-  return `${app.server.rulesets.join(",")}|${Object.keys(app.server.rulesetInfo || {}).join(",")}|${app.server.bots.join(",")}`;
+function lobbyKey(state) {
+  return `${state.server.rulesets.join(",")}|${Object.keys(state.server.rulesetInfo || {}).join(",")}|${state.server.bots.join(",")}`;
 }
 
 /** A ruleset's name in the page's language, else the title the server gives it (a ruleset new to the page). */
-function rulesetTitle(app, name) {
-  return has(`rules.${name}`) ? t(`rules.${name}`) : app.server.rulesetInfo?.[name]?.title || name;
+function rulesetTitle(state, name) {
+  return has(`rules.${name}`) ? t(`rules.${name}`) : state.server.rulesetInfo?.[name]?.title || name;
 }
 
 /** The default ruleset of a new game: whist à la couleur when the server has it. */
@@ -35,35 +39,34 @@ function defaultRuleset(rulesets) {
   return rulesets.includes("couleur") ? "couleur" : rulesets[0] || null;
 }
 
-function buildLobby(app) {
-  if (!app.ui.form) app.ui.form = { ...DEFAULT_FORM, houseRules: {} };
-  const form = app.ui.form;
-  const rulesets = app.server.rulesets.length ? app.server.rulesets : [];
-  if (!form.ruleset || !rulesets.includes(form.ruleset)) form.ruleset = defaultRuleset(rulesets);
-  if (!app.ui.quickRuleset || !rulesets.includes(app.ui.quickRuleset)) app.ui.quickRuleset = defaultRuleset(rulesets);
-  const levels = [...BOT_LEVELS.filter((name) => app.server.bots.includes(name)),
-    ...app.server.bots.filter((name) => !BOT_LEVELS.includes(name))];
-  if (!form.bot || !levels.includes(form.bot)) form.bot = levels.includes("heuristic") ? "heuristic" : levels[0] || null;
+function buildLobby(state) {
+  const rulesets = state.server.rulesets.length ? state.server.rulesets : [];
+  if (!form().ruleset || !rulesets.includes(form().ruleset)) store.formChanged({ ruleset: defaultRuleset(rulesets) });
+  if (!state.ui.quickRuleset || !rulesets.includes(state.ui.quickRuleset)) store.quickRulesetChosen(defaultRuleset(rulesets));
+  const levels = [...BOT_LEVELS.filter((name) => state.server.bots.includes(name)),
+    ...state.server.bots.filter((name) => !BOT_LEVELS.includes(name))];
+  if (!form().bot || !levels.includes(form().bot)) store.formChanged({ bot: levels.includes("heuristic") ? "heuristic" : levels[0] || null });
+  const chosen = form();
 
   const nameInput = h("input", {
-    id: "player-name", type: "text", maxlength: 32, autocomplete: "nickname", value: app.ui.nameDraft ?? app.name,
+    id: "player-name", type: "text", maxlength: 32, autocomplete: "nickname", value: state.ui.nameDraft ?? state.name,
     placeholder: t("lobby.name.placeholder"), dataset: { key: "name" },
-    oninput: (event) => { app.ui.nameDraft = event.target.value; },
+    oninput: (event) => store.nameDrafted(event.target.value),
   });
   const nameForm = h("form", {
-    class: "name-form", onsubmit: (event) => { event.preventDefault(); app.saveName(nameInput.value); },
+    class: "name-form", onsubmit: (event) => { event.preventDefault(); actions.saveName(nameInput.value); },
   },
   h("label", { for: "player-name" }, t("lobby.name")),
   h("div", { class: "row" }, nameInput,
     h("button", { type: "submit", class: "secondary", dataset: { key: "name-save" } }, t("lobby.name.save"))));
   // Saving the name also happens when the player leaves the field, so that nothing typed is lost.
-  nameInput.addEventListener("change", () => { app.ui.nameDraft = null; app.saveName(nameInput.value); });
+  nameInput.addEventListener("change", () => { store.nameDrafted(null); actions.saveName(nameInput.value); });
 
   const rooms = h("div", { class: "rooms" });
   const roomsCard = h("section", { class: "card-panel", "aria-labelledby": "rooms-title" },
     h("div", { class: "panel-head" },
       h("h2", { id: "rooms-title" }, t("lobby.rooms")),
-      h("button", { type: "button", class: "ghost small", onclick: () => app.refreshRooms(), dataset: { key: "refresh" } },
+      h("button", { type: "button", class: "ghost small", onclick: () => actions.refreshRooms(), dataset: { key: "refresh" } },
         t("lobby.rooms.refresh"))),
     rooms);
 
@@ -71,27 +74,27 @@ function buildLobby(app) {
   const rulesetChoices = h("div", { class: "ruleset-choices", role: "radiogroup", "aria-label": t("lobby.create.ruleset") },
     rulesets.map((name) => h("label", { class: "choice" },
       h("input", {
-        type: "radio", name: "ruleset", value: name, checked: form.ruleset === name, dataset: { key: `ruleset-${name}` },
-        onchange: () => { form.ruleset = name; form.houseRules = {}; fillHouseRules(app, houseRulesBox); },
+        type: "radio", name: "ruleset", value: name, checked: chosen.ruleset === name, dataset: { key: `ruleset-${name}` },
+        onchange: () => { store.formChanged({ ruleset: name, houseRules: {} }); fillHouseRules(state, houseRulesBox); },
       }),
       h("span", { class: "choice-text" },
-        h("strong", {}, rulesetTitle(app, name)),
+        h("strong", {}, rulesetTitle(state, name)),
         has(`rules.desc.${name}`) ? h("small", {}, t(`rules.desc.${name}`)) : null))));
-  fillHouseRules(app, houseRulesBox);
+  fillHouseRules(state, houseRulesBox);
 
   const lengthChoice = (value, label, extra) => h("label", { class: "choice inline" },
     h("input", {
-      type: "radio", name: "length", value, checked: form.length === value, dataset: { key: `length-${value}` },
-      onchange: () => { form.length = value; },
+      type: "radio", name: "length", value, checked: chosen.length === value, dataset: { key: `length-${value}` },
+      onchange: () => store.formChanged({ length: value }),
     }),
     h("span", {}, label), extra);
   const dealsInput = h("input", {
-    type: "number", min: 1, max: 1000, value: form.deals, class: "num", "aria-label": t("lobby.create.deals"),
-    dataset: { key: "deals" }, oninput: (e) => { form.deals = Number(e.target.value); form.length = "deals"; syncLength(); },
+    type: "number", min: 1, max: 1000, value: chosen.deals, class: "num", "aria-label": t("lobby.create.deals"),
+    dataset: { key: "deals" }, oninput: (e) => { store.formChanged({ deals: Number(e.target.value), length: "deals" }); syncLength(); },
   });
   const targetInput = h("input", {
-    type: "number", min: 1, max: 100000, value: form.target, class: "num", "aria-label": t("lobby.create.points"),
-    dataset: { key: "target" }, oninput: (e) => { form.target = Number(e.target.value); form.length = "target"; syncLength(); },
+    type: "number", min: 1, max: 100000, value: chosen.target, class: "num", "aria-label": t("lobby.create.points"),
+    dataset: { key: "target" }, oninput: (e) => { store.formChanged({ target: Number(e.target.value), length: "target" }); syncLength(); },
   });
   const lengthBox = h("fieldset", { class: "length" },
     h("legend", {}, t("lobby.create.length")),
@@ -99,37 +102,38 @@ function buildLobby(app) {
     lengthChoice("target", t("lobby.create.length.target"), h("span", { class: "num-wrap" }, "+", targetInput, " ", t("lobby.create.points"))),
     lengthChoice("open", t("lobby.create.length.open")));
   function syncLength() {
-    for (const radio of lengthBox.querySelectorAll("input[type=radio]")) radio.checked = radio.value === form.length;
+    for (const radio of lengthBox.querySelectorAll("input[type=radio]")) radio.checked = radio.value === form().length;
   }
 
   const botsBox = h("label", { class: "choice check" },
-    h("input", { type: "checkbox", checked: form.bots, dataset: { key: "bots" }, onchange: (e) => { form.bots = e.target.checked; } }),
+    h("input", { type: "checkbox", checked: chosen.bots, dataset: { key: "bots" }, onchange: (e) => store.formChanged({ bots: e.target.checked }) }),
     h("span", { class: "choice-text" }, h("strong", {}, t("lobby.create.bots")), h("small", {}, t("lobby.create.bots.help"))));
 
   const botChoices = levels.length > 1 ? h("fieldset", { class: "bot-levels" },
     h("legend", {}, t("lobby.create.botlevel")),
     h("div", { class: "ruleset-choices", role: "radiogroup", "aria-label": t("lobby.create.botlevel") },
       levels.map((name) => h("label", { class: "choice" },
-        h("input", { type: "radio", name: "bot-level", value: name, checked: form.bot === name, dataset: { key: `bot-${name}` }, onchange: () => { form.bot = name; } }),
+        h("input", { type: "radio", name: "bot-level", value: name, checked: chosen.bot === name, dataset: { key: `bot-${name}` }, onchange: () => store.formChanged({ bot: name }) }),
         h("span", { class: "choice-text" }, h("strong", {}, has(`bot.${name}`) ? t(`bot.${name}`) : name),
           has(`bot.${name}.desc`) ? h("small", {}, t(`bot.${name}.desc`)) : null))))) : null;
 
   const submit = (sit, bots = null) => (event) => {
     event.preventDefault();
-    if (nameInput.value.trim() && nameInput.value.trim() !== app.name) app.saveName(nameInput.value);
-    const session = form.length === "deals" ? { deals: form.deals || 1 } : form.length === "target" ? { target: form.target || 1 } : {};
-    app.createRoom({ ruleset: form.ruleset, houseRules: { ...form.houseRules }, session, bots: bots ?? form.bots, sit, bot: form.bot });
+    if (nameInput.value.trim() && nameInput.value.trim() !== store.state().name) actions.saveName(nameInput.value);
+    const now = form();
+    const session = now.length === "deals" ? { deals: now.deals || 1 } : now.length === "target" ? { target: now.target || 1 } : {};
+    actions.createRoom({ ruleset: now.ruleset, houseRules: { ...now.houseRules }, session, bots: bots ?? now.bots, sit, bot: now.bot });
   };
   // The shortest way to a game, with its own choice of rules right beside it (the create-room form is
   // below the fold on a phone): that ruleset with its default house rules, 8 deals, three bots.
   const quickSelect = h("select", {
     id: "quick-ruleset", dataset: { key: "quick-ruleset" }, "aria-label": t("lobby.quick.rules"),
-    onchange: (event) => { app.ui.quickRuleset = event.target.value; },
-  }, rulesets.map((name) => h("option", { value: name, selected: app.ui.quickRuleset === name }, rulesetTitle(app, name))));
+    onchange: (event) => store.quickRulesetChosen(event.target.value),
+  }, rulesets.map((name) => h("option", { value: name, selected: store.state().ui.quickRuleset === name }, rulesetTitle(state, name))));
   const quick = (event) => {
     event.preventDefault();
-    if (nameInput.value.trim() && nameInput.value.trim() !== app.name) app.saveName(nameInput.value);
-    app.createRoom({ ruleset: app.ui.quickRuleset, houseRules: {}, session: { deals: DEFAULT_FORM.deals }, bots: true, sit: true, bot: form.bot });
+    if (nameInput.value.trim() && nameInput.value.trim() !== store.state().name) actions.saveName(nameInput.value);
+    actions.createRoom({ ruleset: store.state().ui.quickRuleset, houseRules: {}, session: { deals: store.DEFAULT_FORM.deals }, bots: true, sit: true, bot: form().bot });
   };
   nameForm.append(h("div", { class: "quick" },
     h("label", { for: "quick-ruleset", class: "quick-label" }, t("lobby.quick.rules")),
@@ -148,16 +152,16 @@ function buildLobby(app) {
       h("button", { type: "button", class: "secondary", id: "create-watch", dataset: { key: "create-watch" }, onclick: submit(false) },
         t("lobby.create.watch"))));
 
-  const lobby = h("div", { class: "lobby", dataset: { lang: lang(), rulesets: lobbyKey(app) } },
-    h("div", { class: "lobby-side" }, h("section", { class: "card-panel intro" }, nameForm), dailyCard(app, nameInput), roomsCard,
-      replayCard(app),
-      howCard(app, rulesets)),
+  const lobby = h("div", { class: "lobby", dataset: { lang: lang(), rulesets: lobbyKey(state) } },
+    h("div", { class: "lobby-side" }, h("section", { class: "card-panel intro" }, nameForm), dailyCard(state, nameInput), roomsCard,
+      replayCard(state),
+      howCard(state, rulesets)),
     createForm);
   return lobby;
 }
 
 /** How to play: the lobby's steps, and a short guide to each ruleset's play. */
-function howCard(app, rulesets) {
+function howCard(state, rulesets) {
   return h("section", { class: "card-panel how", "aria-labelledby": "how-title" }, h("h2", { id: "how-title" }, t("lobby.how")),
     h("ul", {}, ["lobby.how.1", "lobby.how.2", "lobby.how.3"].map((key) => h("li", {}, t(key)))),
     rulesets.map((name) => h("details", { class: "howto", dataset: { ruleset: name } },
@@ -166,20 +170,16 @@ function howCard(app, rulesets) {
 }
 
 /** The replay viewer: open a downloaded deal record, or paste one. */
-function replayCard(app) {
+function replayCard(state) {
   return h("section", { class: "card-panel replay-card", "aria-labelledby": "replay-card-title" },
     h("h2", { id: "replay-card-title" }, t("replay.title")),
     h("p", { class: "muted" }, t("replay.lobby.help")),
-    h("button", { type: "button", class: "secondary", id: "replay-open", dataset: { key: "replay-open" }, onclick: () => app.openReplayPicker() }, t("replay.open")));
+    h("button", { type: "button", class: "secondary", id: "replay-open", dataset: { key: "replay-open" }, onclick: () => replayActions.openPicker() }, t("replay.open")));
 }
 
 /** House rules of the chosen ruleset, as the server describes them (`hello` → `ruleset_info`). */
-function houseRulesOf(app, ruleset) {
-  const info = app.server.rulesetInfo?.[ruleset];
-  const rules = info?.house_rules;
-  if (!rules) return [];
-  if (Array.isArray(rules)) return rules;
-  return Object.entries(rules).map(([name, spec]) => ({ name, ...spec }));
+function houseRulesOf(state, ruleset) {
+  return state.server.rulesetInfo?.[ruleset]?.house_rules || [];
 }
 
 /** A house rule's title: from the translation table, else its name made readable. */
@@ -200,19 +200,20 @@ function choiceText(rule, choice) {
   return has(key) ? t(key) : String(choice);
 }
 
-function fillHouseRules(app, box) {
-  const form = app.ui.form;
-  const rules = houseRulesOf(app, form.ruleset);
+function fillHouseRules(state, box) {
+  const rules = houseRulesOf(state, form().ruleset);
   if (!rules.length) {
     replace(box, h("p", { class: "muted" }, t("lobby.create.houserules.none")));
     return;
   }
   replace(box, rules.map((rule) => {
     const id = `hr-${rule.name}`;
-    const value = rule.name in form.houseRules ? form.houseRules[rule.name] : rule.default;
+    const chosen = form().houseRules;
+    const value = rule.name in chosen ? chosen[rule.name] : rule.default;
     const set = (next) => {
-      if (JSON.stringify(next) === JSON.stringify(rule.default)) delete form.houseRules[rule.name];
-      else form.houseRules[rule.name] = next;
+      const { [rule.name]: _previous, ...others } = form().houseRules;
+      const isDefault = JSON.stringify(next) === JSON.stringify(rule.default);
+      store.formChanged({ houseRules: isDefault ? others : { ...others, [rule.name]: next } });
     };
     let control;
     if (rule.choices && rule.choices.length) {
@@ -251,15 +252,15 @@ function fillHouseRules(app, box) {
 }
 
 /** The daily challenge: today's deals, the same for everyone, and the day's leaderboard. */
-function dailyCard(app, nameInput) {
+function dailyCard(state, nameInput) {
   const start = () => {
-    if (nameInput.value.trim() && nameInput.value.trim() !== app.name) app.saveName(nameInput.value);
-    app.startDaily();
+    if (nameInput.value.trim() && nameInput.value.trim() !== store.state().name) actions.saveName(nameInput.value);
+    actions.startDaily();
   };
   return h("section", { class: "card-panel daily", id: "daily", "aria-labelledby": "daily-title" },
     h("div", { class: "panel-head" },
       h("h2", { id: "daily-title" }, t("daily.title")),
-      h("button", { type: "button", class: "ghost small", dataset: { key: "leaderboard-refresh" }, onclick: () => app.refreshLeaderboard() },
+      h("button", { type: "button", class: "ghost small", dataset: { key: "leaderboard-refresh" }, onclick: () => actions.refreshLeaderboard() },
         t("lobby.rooms.refresh"))),
     h("p", { class: "daily-help" }, t("daily.help")),
     h("div", { class: "row" },
@@ -269,11 +270,11 @@ function dailyCard(app, nameInput) {
 }
 
 /** Today's ranking: rank, name, score, deals; the player's own games stand out. */
-function refreshLeaderboard(app, box) {
+function refreshLeaderboard(state, box) {
   if (!box) return;
-  const board = app.leaderboard;
+  const board = state.leaderboard;
   if (!board) {
-    replace(box, h("p", { class: "muted" }, app.leaderboardMissing ? t("daily.unavailable") : t("conn.connecting")));
+    replace(box, h("p", { class: "muted" }, state.leaderboardMissing ? t("daily.unavailable") : t("conn.connecting")));
     return;
   }
   const title = box.parentElement?.querySelector("#leaderboard-title");
@@ -288,7 +289,7 @@ function refreshLeaderboard(app, box) {
       h("th", { scope: "col" }, t("end.player")),
       h("th", { scope: "col" }, t("daily.score")),
       h("th", { scope: "col" }, t("daily.deals")))),
-    h("tbody", {}, board.entries.map((entry) => h("tr", { class: entry.mine || entry.name === app.name ? "me" : "" },
+    h("tbody", {}, board.entries.map((entry) => h("tr", { class: entry.mine || entry.name === state.name ? "me" : "" },
       h("td", { class: "rank" }, String(entry.rank)),
       h("th", { scope: "row" }, entry.name),
       h("td", {}, String(entry.score)),
@@ -296,13 +297,13 @@ function refreshLeaderboard(app, box) {
     board.total > board.entries.length ? h("caption", { class: "muted" }, t("daily.leaderboard.more", { n: board.total })) : null));
 }
 
-function refreshRooms(app, box) {
+function refreshRooms(state, box) {
   if (!box) return;
-  if (!app.rooms.length) {
-    replace(box, h("p", { class: "muted" }, app.roomsLoaded ? t("lobby.rooms.none") : t("conn.connecting")));
+  if (!state.rooms.length) {
+    replace(box, h("p", { class: "muted" }, state.roomsLoaded ? t("lobby.rooms.none") : t("conn.connecting")));
     return;
   }
-  replace(box, h("ul", { class: "room-list" }, app.rooms.map((room) => {
+  replace(box, h("ul", { class: "room-list" }, state.rooms.map((room) => {
     const taken = 4 - room.free_seats;
     return h("li", { class: "room-item", dataset: { room: room.room_id } },
       h("div", { class: "room-main" },
@@ -315,11 +316,11 @@ function refreshRooms(app, box) {
       h("div", { class: "room-actions" },
         h("button", {
           type: "button", class: "primary small", dataset: { key: `open-${room.room_id}` },
-          onclick: () => app.joinFromLobby(room.room_id),
-        }, room.free_seats === 0 && !app.tokenFor(room.room_id) ? t("lobby.room.full") : t("lobby.room.join")),
+          onclick: () => actions.joinFromLobby(room.room_id),
+        }, room.free_seats === 0 && !actions.holdsSeat(room.room_id) ? t("lobby.room.full") : t("lobby.room.join")),
         h("button", {
           type: "button", class: "secondary small", dataset: { key: `watch-${room.room_id}` },
-          onclick: () => app.watch(room.room_id),
+          onclick: () => actions.watch(room.room_id),
         }, t("lobby.room.watch"))));
   })));
 }

@@ -2,6 +2,8 @@
 // Every animation is short and finite (no animation runs forever), and none runs when the player asks
 // for reduced motion (`prefers-reduced-motion: reduce`).
 
+import { unlessCancelled } from "./errors.js";
+
 const reduced = typeof matchMedia === "function" ? matchMedia("(prefers-reduced-motion: reduce)") : null;
 
 /** Whether animations are allowed. */
@@ -56,7 +58,7 @@ export function sweepTo(cards, targetRect, duration = 320) {
     runs.push(card.animate(
       [{ transform: "none", opacity: 1 }, { transform: `translate(${target.x - c.x}px, ${target.y - c.y}px) scale(.5)`, opacity: 0 }],
       { duration, easing: "ease-in", fill: "forwards", composite: "add" },
-    ).finished.catch(() => {}));
+    ).finished.catch(unlessCancelled("sweeping a trick to its winner")));
   }
   return Promise.all(runs);
 }

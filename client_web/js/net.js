@@ -1,6 +1,8 @@
 // The WebSocket connection: requests with ids answered by `ok`/`error`, pushes handed to a callback,
 // and automatic reconnection with a growing delay. See docs/protocol.md.
 
+import { report } from "./errors.js";
+
 export class ServerError extends Error {
   constructor(code, message) {
     super(message);
@@ -64,7 +66,7 @@ export class Connection {
       try {
         await this.onOpen?.(wasDown);
       } catch (error) {
-        console.warn("after connect", error);
+        report("after connecting", error);
       }
     });
     this.listen(socket);
@@ -115,7 +117,7 @@ export class Connection {
       try {
         await this.onOpen?.(false);
       } catch (error) {
-        console.warn("after moving", error);
+        report("after moving to the room's process", error);
       }
       first.close();
     } finally {
@@ -156,7 +158,8 @@ export class Connection {
     let message;
     try {
       message = JSON.parse(data);
-    } catch {
+    } catch (error) {
+      report("a message from the server that is not JSON (ignored)", error);
       return;
     }
     if ((message.type === "ok" || message.type === "error") && message.id != null && this.pending.has(message.id)) {

@@ -6,12 +6,14 @@ import { h, replace } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { actionInfo, describeAction, parseAction, promptOf, verbLabel, cardText, SUIT_SYMBOL, RED_SUITS } from "./calls.js";
 import { mySeat, currentHint } from "./common.js";
+import { actions } from "./actions.js";
+import { dialogOpened, dialogClosed, nameDrafted, summaryHidden, summaryToggled } from "./store.js";
 
 /** What the panel offers now. `toast` shows a short message. */
-export function actionPanel(app, { toast }) {
-  const view = app.view;
-  const room = app.room;
-  const seat = mySeat(app);
+export function actionPanel(state, { toast }) {
+  const view = state.view;
+  const room = state.room;
+  const seat = mySeat(state);
   const panel = h("section", { class: "action-panel", "aria-label": t("panel.label") });
   if (!view) {
     const parts = [];
@@ -19,25 +21,25 @@ export function actionPanel(app, { toast }) {
       const free = room.seats.filter((s) => s.kind === "empty").length;
       parts.push(h("p", {}, t("room.waiting", { n: free })));
       const buttons = [];
-      if (app.you?.host) {
-        buttons.push(h("button", { type: "button", class: "primary", id: "start-btn", dataset: { key: "start", autofocus: "" }, onclick: () => app.start() },
+      if (state.you?.host) {
+        buttons.push(h("button", { type: "button", class: "primary", id: "start-btn", dataset: { key: "start", autofocus: "" }, onclick: () => actions.start() },
           free ? t("room.addbots") : t("room.start")));
       }
-      buttons.push(copyLinkButton(app, toast));
+      buttons.push(copyLinkButton(state, toast));
       parts.push(h("div", { class: "row buttons" }, buttons));
     }
-    if (app.you?.seat === null) parts.unshift(watchingNote(app));
+    if (state.you?.seat === null) parts.unshift(watchingNote(state));
     return replace(panel, parts);
   }
-  if (seat === null || !view.hand) return replace(panel, watchingNote(app));
+  if (seat === null || !view.hand) return replace(panel, watchingNote(state));
   const legal = view.legal || [];
-  const context = callContext(app);
+  const context = callContext(state);
   const prompt = promptOf(view, context);
   let body = null;
   if (view.phase === "auction" && legal.length) {
-    body = legal.some((a) => describeAction(a, context).prompt === "trump") ? boucheTrouPrompt(app, legal) : callingPanel(app, legal);
+    body = legal.some((a) => describeAction(a, context).prompt === "trump") ? boucheTrouPrompt(state, legal) : callingPanel(state, legal);
   } else if (prompt === "trump") {
-    body = trumpPrompt(app, legal);
+    body = trumpPrompt(state, legal);
   } else if (view.phase === "discard") {
     body = legal.length
       ? h("div", { class: "prompt discard-prompt" }, h("h3", {}, t("prompt.discard.title")), h("p", {}, t("prompt.discard.help")))
@@ -45,16 +47,16 @@ export function actionPanel(app, { toast }) {
         view.discarded ? h("span", { class: "discarded" }, ` ${t("table.discarded")}: `, cardFace(view.discarded, { size: "inline" })) : null);
   } else if (view.phase === "play" && legal.length) {
     body = h("p", { class: "hint" }, h("strong", {}, t("table.yourturn")), " — ", t("play.hint"));
-  } else if (view.phase === "end" && app.ui.summaryHidden) {
+  } else if (view.phase === "end" && summaryHidden(state)) {
     body = h("div", { class: "row buttons" },
-      h("button", { type: "button", class: "primary", dataset: { key: "show-summary", autofocus: "" }, onclick: () => { app.ui.summaryHidden = false; app.rerender(); } },
+      h("button", { type: "button", class: "primary", dataset: { key: "show-summary", autofocus: "" }, onclick: () => summaryToggled(false) },
         t("end.title")));
   }
   if (!body) return panel;
   panel.append(body);
   if (legal.length && view.phase !== "end") {
     // In the calling panel the hint shares the last line of calls, so that the panel stays low.
-    const row = hintRow(app);
+    const row = hintRow(state);
     const calls = body.querySelector?.(".call-list.common");
     if (row && calls) calls.append(row);
     else if (row) panel.append(row);
@@ -65,14 +67,14 @@ export function actionPanel(app, { toast }) {
 // ------------------------------------------------------------------------------------------ hint
 
 /** "Hint": what the bot would do in the player's seat (not in a daily challenge: hints are off there). */
-function hintRow(app) {
-  if (app.room?.daily) return null;
-  const hint = currentHint(app);
+function hintRow(state) {
+  if (state.room?.daily) return null;
+  const hint = currentHint(state);
   const note = hint?.action ? t("hint.says", { action: hintText(hint.action) })
     : hint?.error ? t(`hint.error.${hint.error}`) === `hint.error.${hint.error}` ? t("hint.error.other") : t(`hint.error.${hint.error}`)
       : "";
   return h("div", { class: "hint-row" },
-    h("button", { type: "button", class: "ghost small hint-btn", dataset: { key: "hint" }, title: t("hint.help"), onclick: () => app.askHint() },
+    h("button", { type: "button", class: "ghost small hint-btn", dataset: { key: "hint" }, title: t("hint.help"), onclick: () => actions.askHint() },
       t("hint.button")),
     h("span", { class: "hint-text", role: "status" }, note));
 }
@@ -86,22 +88,22 @@ function hintText(action) {
 // ------------------------------------------------------------------------------------------ spectators
 
 /** A spectator's note, with the name to use when taking a free seat. */
-function watchingNote(app) {
-  const free = (app.room?.seats || []).some((s) => s.kind === "empty");
+function watchingNote(state) {
+  const free = (state.room?.seats || []).some((s) => s.kind === "empty");
   // The table is redrawn on every move: the draft keeps what is being typed.
   const input = h("input", {
-    id: "player-name", type: "text", maxlength: 32, value: app.ui.nameDraft ?? app.name, autocomplete: "nickname",
+    id: "player-name", type: "text", maxlength: 32, value: state.ui.nameDraft ?? state.name, autocomplete: "nickname",
     placeholder: t("lobby.name.placeholder"), dataset: { key: "room-name" },
-    oninput: (event) => { app.ui.nameDraft = event.target.value; },
-    onchange: (event) => { app.ui.nameDraft = null; app.saveName(event.target.value); },
+    oninput: (event) => nameDrafted(event.target.value),
+    onchange: (event) => { nameDrafted(null); actions.saveName(event.target.value); },
   });
   return h("div", { class: "watching" },
     h("p", { class: "muted" }, t("room.watching")),
     free ? h("div", { class: "row" }, h("label", { for: "player-name" }, t("lobby.name")), input) : null);
 }
 
-export function copyLinkButton(app, toast) {
-  const url = `${location.origin}/?room=${encodeURIComponent(app.roomId)}`;
+export function copyLinkButton(state, toast) {
+  const url = `${location.origin}/?room=${encodeURIComponent(state.roomId)}`;
   const button = h("button", {
     type: "button", class: "secondary", dataset: { key: "copy-link" },
     onclick: async () => {
@@ -122,8 +124,8 @@ export function copyLinkButton(app, toast) {
 // ------------------------------------------------------------------------------------------ calls
 
 /** What describing a legal action needs: the view, whose `legal_info` says what each action means. */
-function callContext(app) {
-  return { view: app.view };
+function callContext(state) {
+  return { view: state.view };
 }
 
 /** A sentence that says what a call means ("Accept ♣ 8": join the proposer as a team for 8 tricks). */
@@ -133,17 +135,17 @@ function callHelp(described) {
   return text === key ? described.tricksText : text;
 }
 
-function callButton(app, action, described, { compact = false, autofocus = false, showTricks = true, short = false } = {}) {
+function callButton(state, action, described, { compact = false, autofocus = false, showTricks = true, short = false } = {}) {
   const label = compact ? compactLabel(described) : described.title;
   const colour = described.suit && RED_SUITS.has(described.suit) ? "red" : "";
-  const hinted = currentHint(app)?.action === action;
+  const hinted = currentHint(state)?.action === action;
   return h("button", {
     type: "button", class: `call ${described.verb === "pass" ? "pass" : ""} ${colour} ${described.suit ? `suit-${described.suit}` : ""} ${hinted ? "hinted" : ""}`,
     dataset: { action, key: `call:${action}`, autofocus: autofocus ? "" : null },
     "aria-label": `${described.title}${described.tricksText ? `, ${described.tricksText}` : ""}`,
     title: callHelp(described) || null,
-    disabled: app.pendingAction !== null,
-    onclick: () => { app.ui.rareOpen = false; app.act(action); },
+    disabled: state.pendingAction !== null,
+    onclick: () => actions.act(action), // sending closes the rare calls' sheet (store.actionSent)
   },
   h("span", { class: "call-title" }, label),
   described.tricksText && showTricks ? h("span", { class: "call-tricks" }, short ? described.tricksShort : described.tricksText) : null);
@@ -156,9 +158,9 @@ function compactLabel(described) {
 }
 
 /** Group actions by verb, keeping the order of `legal`. */
-function groupByVerb(actions, context) {
+function groupByVerb(list, context) {
   const groups = new Map();
-  for (const action of actions) {
+  for (const action of list) {
     const described = describeAction(action, context);
     if (!groups.has(described.verb)) groups.set(described.verb, []);
     groups.get(described.verb).push([action, described]);
@@ -166,12 +168,12 @@ function groupByVerb(actions, context) {
   return groups;
 }
 
-function renderGroups(app, groups, { focusFirst = false } = {}) {
+function renderGroups(state, groups, { focusFirst = false } = {}) {
   const out = [];
   let first = focusFirst;
   for (const [verb, items] of groups) {
     if (items.length === 1) {
-      out.push(h("div", { class: "call-group single" }, callButton(app, items[0][0], items[0][1], { autofocus: first })));
+      out.push(h("div", { class: "call-group single" }, callButton(state, items[0][0], items[0][1], { autofocus: first })));
     } else {
       // When every call of the group commits to the same tricks, the group's label says it once.
       // Otherwise each button shows its tricks, and the label says "with a partner" once.
@@ -186,15 +188,15 @@ function renderGroups(app, groups, { focusFirst = false } = {}) {
       out.push(h("div", { class: `call-group ${numbered ? "numbered" : ""}`, role: "group", "aria-label": verbLabel(verb) },
         h("span", { class: "group-label", title: help.startsWith("call.desc.") ? null : help }, verbLabel(verb), note ? h("span", { class: "group-tricks" }, ` — ${note}`) : null),
         h("div", { class: "group-buttons" }, items.map(([action, described], index) =>
-          callButton(app, action, described, { compact: true, autofocus: first && index === 0, showTricks: !same && !numbered, short: uniformMode })))));
+          callButton(state, action, described, { compact: true, autofocus: first && index === 0, showTricks: !same && !numbered, short: uniformMode })))));
     }
     first = false;
   }
   return out;
 }
 
-function callingPanel(app, legal) {
-  const context = callContext(app);
+function callingPanel(state, legal) {
+  const context = callContext(state);
   const common = [];
   const rare = [];
   for (const action of legal) (describeAction(action, context).rare ? rare : common).push(action);
@@ -203,14 +205,14 @@ function callingPanel(app, legal) {
   const panel = h("div", { class: "prompt calls-panel", role: "group", "aria-labelledby": "call-title" });
   // The title shares its line with Pass, so that the panel stays short on a phone.
   const commonList = h("div", { class: "call-list common" }, h("h3", { id: "call-title" }, t("call.title")),
-    renderGroups(app, groupByVerb(common, context), { focusFirst: true }));
+    renderGroups(state, groupByVerb(common, context), { focusFirst: true }));
   panel.append(commonList);
   if (rare.length) {
-    const open = Boolean(app.ui.rareOpen);
+    const open = Boolean(state.ui.rareOpen);
     commonList.append(h("button", {
       type: "button", class: "more-calls ghost", "aria-expanded": String(open), "aria-controls": "rare-calls",
       "aria-haspopup": "dialog", dataset: { key: "more-calls" },
-      onclick: () => { app.ui.rareOpen = true; app.rerender(); },
+      onclick: () => dialogOpened("rare"),
     }, `${t("call.more")} (${rare.length})`));
   }
   return panel;
@@ -220,50 +222,50 @@ function callingPanel(app, legal) {
  * The rare calls as a sheet over the table (a dialog the player can dismiss with ✕, Escape or a tap
  * outside), so that 20-odd calls never push the table and the hand off the screen.
  */
-export function rareSheet(app) {
-  const view = app.view;
-  if (!app.ui.rareOpen || !view || view.phase !== "auction" || !(view.legal || []).length) {
-    app.ui.rareOpen = false;
+export function rareSheet(state) {
+  const view = state.view;
+  if (!state.ui.rareOpen || !view || view.phase !== "auction" || !(view.legal || []).length) {
+    dialogClosed("rare", { quiet: true });
     return null;
   }
-  const context = callContext(app);
+  const context = callContext(state);
   const rare = view.legal.filter((action) => describeAction(action, context).rare);
   if (!rare.length) {
-    app.ui.rareOpen = false;
+    dialogClosed("rare", { quiet: true });
     return null;
   }
-  const close = () => { app.ui.rareOpen = false; app.rerender(); document.querySelector("[data-key=more-calls]")?.focus(); };
+  const close = () => { dialogClosed("rare"); document.querySelector("[data-key=more-calls]")?.focus(); };
   return h("div", { class: "sheet-backdrop", onclick: (event) => { if (event.target === event.currentTarget) close(); } },
     h("div", { class: "sheet", role: "dialog", "aria-modal": "true", "aria-labelledby": "rare-title", id: "rare-sheet" },
       h("div", { class: "modal-head" },
         h("h2", { id: "rare-title" }, t("call.more")),
         h("button", { type: "button", class: "ghost small close", "aria-label": t("table.close"), dataset: { key: "rare-close" }, onclick: close }, "✕")),
       h("p", { class: "muted sheet-help" }, t("call.more.help")),
-      h("div", { class: "call-list rare", id: "rare-calls" }, renderGroups(app, groupByVerb(rare, context), { focusFirst: true }))));
+      h("div", { class: "call-list rare", id: "rare-calls" }, renderGroups(state, groupByVerb(rare, context), { focusFirst: true }))));
 }
 
-function trumpPrompt(app, legal) {
-  const turnUpSuit = app.view.turn_up ? app.view.turn_up[1] : null;
+function trumpPrompt(state, legal) {
+  const turnUpSuit = state.view.turn_up ? state.view.turn_up[1] : null;
   const ordered = [...legal].sort((a, b) => (a.endsWith(` ${turnUpSuit}`) ? -1 : b.endsWith(` ${turnUpSuit}`) ? 1 : 0));
   return h("div", { class: "prompt trump-prompt", role: "group", "aria-labelledby": "trump-title" },
     h("h3", { id: "trump-title" }, t("prompt.trump.title")),
     h("p", {}, t("prompt.trump.help")),
-    h("div", { class: "suit-buttons" }, ordered.map((action, index) => suitButton(app, action, index === 0))));
+    h("div", { class: "suit-buttons" }, ordered.map((action, index) => suitButton(state, action, index === 0))));
 }
 
-function suitButton(app, action, autofocus) {
+function suitButton(state, action, autofocus) {
   const suit = parseAction(action).args[0];
-  const hinted = currentHint(app)?.action === action;
+  const hinted = currentHint(state)?.action === action;
   return h("button", {
-    type: "button", class: `suit-btn ${RED_SUITS.has(suit) ? "red" : ""} suit-${suit} ${hinted ? "hinted" : ""}`, disabled: app.pendingAction !== null,
-    dataset: { action, key: `call:${action}`, autofocus: autofocus ? "" : null }, onclick: () => app.act(action),
+    type: "button", class: `suit-btn ${RED_SUITS.has(suit) ? "red" : ""} suit-${suit} ${hinted ? "hinted" : ""}`, disabled: state.pendingAction !== null,
+    dataset: { action, key: `call:${action}`, autofocus: autofocus ? "" : null }, onclick: () => actions.act(action),
   },
   h("span", { class: "big-suit", "aria-hidden": "true" }, SUIT_SYMBOL[suit] ?? suit),
   h("span", {}, t(`suit.${suit}`)));
 }
 
-function boucheTrouPrompt(app, legal) {
-  const context = callContext(app);
+function boucheTrouPrompt(state, legal) {
+  const context = callContext(state);
   const trumps = legal.filter((a) => describeAction(a, context).prompt === "trump");
   const others = legal.filter((a) => !trumps.includes(a));
   // The tricks the trou's team commits to, as the server says of naming trump now.
@@ -271,8 +273,8 @@ function boucheTrouPrompt(app, legal) {
   return h("div", { class: "prompt bouche-prompt", role: "group", "aria-labelledby": "bouche-title" },
     h("h3", { id: "bouche-title" }, t("prompt.bouche.title")),
     h("p", {}, t("prompt.bouche.help", { n: target })),
-    h("div", { class: "suit-buttons" }, trumps.map((action, index) => suitButton(app, action, index === 0))),
+    h("div", { class: "suit-buttons" }, trumps.map((action, index) => suitButton(state, action, index === 0))),
     others.length ? h("details", { class: "refuse" },
       h("summary", { dataset: { key: "refuse" } }, t("prompt.bouche.refuse")),
-      h("div", { class: "call-list" }, renderGroups(app, groupByVerb(others, context)))) : null);
+      h("div", { class: "call-list" }, renderGroups(state, groupByVerb(others, context)))) : null);
 }

@@ -7,6 +7,11 @@ import { h, replace } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { callLogText, cardName, parseAction, cardText } from "./calls.js";
 import { positionFrom, contractTitle, signed } from "./common.js";
+import { replayActions } from "./replay-actions.js";
+import { replayChanged, replayDrafted } from "./store.js";
+
+// The step last read out to screen readers (the viewer's own memory: each step is spoken once).
+let spokenStep = null;
 
 /** The records a text holds: one record, or a list of them (a downloaded session file). */
 export function recordsIn(text) {
@@ -37,7 +42,7 @@ function stepText(replay, step) {
   return t("replay.calls", { name: nameOf(replay, seat), call: callLogText(action) });
 }
 
-function spokenStep(replay, step) {
+function spokenWords(replay, step) {
   if (!step.action) return t("replay.start");
   const [seat, action] = step.action;
   const { verb, args } = parseAction(action);
@@ -46,39 +51,38 @@ function spokenStep(replay, step) {
 }
 
 /** Draw the viewer (or its picker) into `root`. */
-export function renderReplay(app, root) {
-  const replay = app.replay;
+export function renderReplay(state, root) {
+  const replay = state.replay;
   const screen = h("section", { class: "replay-screen", "aria-labelledby": "replay-title" });
   const head = h("div", { class: "panel-head replay-head" },
     h("h1", { id: "replay-title" }, t("replay.title")),
-    h("button", { type: "button", class: "secondary", dataset: { key: "replay-close" }, onclick: () => app.closeReplay() },
-      app.roomId ? t("replay.back.table") : t("replay.back.lobby")));
+    h("button", { type: "button", class: "secondary", dataset: { key: "replay-close" }, onclick: () => replayActions.close() },
+      state.roomId ? t("replay.back.table") : t("replay.back.lobby")));
   screen.append(head);
   if (!replay.steps) {
-    screen.append(picker(app));
+    screen.append(picker(state));
     replace(root, screen);
     return;
   }
   const index = Math.max(0, Math.min(replay.index, replay.steps.length - 1));
-  replay.index = index;
   const step = replay.steps[index];
   const ruleset = replay.record.ruleset;
   screen.append(h("p", { class: "replay-meta" }, t(`rules.${ruleset}`),
     step.contract ? ` · ${contractTitle(step.contract.name, step.trump)}` : ""));
   screen.append(replayBoard(replay, step));
-  screen.append(controls(app, replay, index));
+  screen.append(controls(state, replay, index));
   screen.append(h("p", { class: "replay-step", id: "replay-step", dataset: { index } },
     h("strong", {}, t("replay.counter", { i: index, n: replay.steps.length - 1 })), " ", stepText(replay, step)));
   const live = document.getElementById("live");
-  if (live && replay.spoken !== index) {
-    replay.spoken = index;
-    live.replaceChildren(h("p", {}, spokenStep(replay, step)));
+  if (live && spokenStep !== step) {
+    spokenStep = step;
+    live.replaceChildren(h("p", {}, spokenWords(replay, step)));
   }
   if (index === replay.steps.length - 1 && replay.result) screen.append(resultBox(replay));
   screen.append(h("details", { class: "replay-calls" }, h("summary", {}, t("table.calls")),
     step.calls.length ? h("ol", { class: "calls-log", tabindex: "0", "aria-label": t("table.calls") }, step.calls.map(([seat, action]) =>
       h("li", {}, h("span", { class: "who" }, nameOf(replay, seat)), h("span", { class: "what" }, callLogText(action))))) : h("p", { class: "muted" }, t("table.calls.none"))));
-  if (replay.list && replay.list.length > 1) screen.append(dealList(app, replay.list, replay.names));
+  if (replay.list && replay.list.length > 1) screen.append(dealList(state, replay.list, replay.names));
   replace(root, screen);
 }
 
@@ -109,9 +113,9 @@ function replayBoard(replay, step) {
   return board;
 }
 
-function controls(app, replay, index) {
+function controls(state, replay, index) {
   const last = replay.steps.length - 1;
-  const go = (next) => { replay.index = Math.max(0, Math.min(last, next)); app.rerender(); };
+  const go = (next) => replayActions.step(Math.max(0, Math.min(last, next)));
   const nextTrick = (direction) => {
     let i = index + direction;
     while (i > 0 && i < last && !(replay.steps[i].trick?.winner !== null && replay.steps[i].trick?.winner !== undefined)) i += direction;
@@ -154,29 +158,28 @@ function dealSummary(record, index) {
   return `${t("table.deal", { n: index + 1 })} · ${t(`rules.${record.ruleset}`)}${last ? ` · ${callLogText(last[1])}` : ""}`;
 }
 
-function dealList(app, list, names) {
+function dealList(state, list, names) {
   return h("section", { class: "replay-list" }, h("h2", {}, t("replay.pick")),
     h("ul", {}, list.map((record, index) => h("li", {},
       h("button", { type: "button", class: "ghost replay-pick", dataset: { key: `replay-pick-${index}` },
-        onclick: () => app.showReplay(record, { list, names }) }, dealSummary(record, index))))));
+        onclick: () => replayActions.show(record, { list, names }) }, dealSummary(record, index))))));
 }
 
 /** Paste a record, or open a downloaded file; a session's records are listed to pick from. */
-function picker(app) {
-  const replay = app.replay;
+function picker(state) {
+  const replay = state.replay;
   const box = h("div", { class: "replay-picker card-panel" });
-  if (replay.list?.length) box.append(dealList(app, replay.list, replay.names));
+  if (replay.list?.length) box.append(dealList(state, replay.list, replay.names));
   const area = h("textarea", { id: "replay-paste", rows: 6, class: "json", spellcheck: "false", dataset: { key: "replay-paste" } }, replay.draft || "");
-  area.addEventListener("input", () => { replay.draft = area.value; });
+  area.addEventListener("input", () => replayDrafted(area.value));
   const problem = h("p", { class: "json-error", role: "alert", id: "replay-error" }, replay.error || "");
   const load = (text) => {
     try {
       const list = recordsIn(text);
-      if (list.length === 1) app.showReplay(list[0], {});
-      else { replay.list = list; replay.error = ""; app.rerender(); }
+      if (list.length === 1) replayActions.show(list[0], {});
+      else replayChanged({ list, error: "" });
     } catch (error) {
-      replay.error = error.message;
-      app.rerender();
+      replayChanged({ error: error.message });
     }
   };
   const file = h("input", { type: "file", id: "replay-file", accept: "application/json,.json", dataset: { key: "replay-file" } });

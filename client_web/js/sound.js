@@ -1,14 +1,12 @@
 // Optional sounds, made with WebAudio (no downloaded file): a tick for a card, a chime for a trick won,
 // a soft ding when it is your turn. Off by default; the choice is remembered.
 
+import { storageGet, storageSet } from "./storage.js";
+import { report } from "./errors.js";
+
 const KEY = "whist.sound";
 let context = null;
-
-function stored() {
-  try { return localStorage.getItem(KEY) === "on"; } catch { return false; }
-}
-
-let enabled = stored();
+let enabled = storageGet(KEY) === "on";
 
 /** Whether sounds are on. */
 export function soundOn() { return enabled; }
@@ -16,14 +14,14 @@ export function soundOn() { return enabled; }
 /** Turn sounds on or off (remembered). */
 export function setSound(on) {
   enabled = Boolean(on);
-  try { localStorage.setItem(KEY, enabled ? "on" : "off"); } catch { /* private mode */ }
+  storageSet(KEY, enabled ? "on" : "off");
   if (enabled) ensureContext();
 }
 
 function ensureContext() {
   const Audio = window.AudioContext || window.webkitAudioContext;
   if (!context && Audio) context = new Audio();
-  if (context && context.state === "suspended") context.resume().catch(() => {});
+  if (context && context.state === "suspended") context.resume().catch((error) => report("starting the sounds (they stay silent)", error));
   return context;
 }
 

@@ -1,6 +1,6 @@
 // The table: four seats (yours at the bottom, the others' hands as fanned card backs), the trick, the
-// announcements line, the chips, your hand and the panel, the side panel; drawn from `app.room` and
-// `app.view`. Cards glide from a hand to the trick and from the trick to its winner (motion.js).
+// announcements line, the chips, your hand and the panel, the side panel; drawn from `state.room` and
+// `state.view`. Cards glide from a hand to the trick and from the trick to its winner (motion.js).
 
 import { t } from "./i18n.js";
 import { h, replace } from "./dom.js";
@@ -13,65 +13,27 @@ import { renderModals } from "./dialogs.js";
 import { seatRects, handRects, flyIn, dealIn, sweepTo } from "./motion.js";
 import { playSound } from "./sound.js";
 import { practiceChip } from "./daily.js";
-
-export { seatName, contractTitle };
+import { toast, announce, drawNews } from "./news.js";
+import { actions } from "./actions.js";
+import { replayActions } from "./replay-actions.js";
+import { dialogOpened } from "./store.js";
 
 // ------------------------------------------------------------------------------------------ announcements
 
-const news = [];
-let newsSeq = 0;
-
-/**
- * Show a short announcement. At a table it goes to the announcements line between the felt and the
- * chips (it never covers a seat, the hand or the panel); elsewhere just under the top bar.
- */
-export function toast(text, kind = "info") {
-  const item = { id: (newsSeq += 1), text, kind, until: performance.now() + 4000 };
-  news.push(item);
-  while (news.length > 2) news.shift();
-  drawNews();
-  setTimeout(() => {
-    const index = news.indexOf(item);
-    if (index >= 0) news.splice(index, 1);
-    drawNews();
-  }, 4000);
-  announce(text);
-}
-
-function drawNews() {
-  const slot = document.querySelector("#app .news");
-  const floating = document.getElementById("toasts");
-  const items = news.map((item) => h("div", { class: `toast ${item.kind}`, dataset: { id: item.id } }, item.text));
-  if (slot) {
-    replace(floating);
-    replace(slot, items.slice(-1));
-  } else {
-    replace(floating, items);
-  }
-}
-
-/** Say something to screen readers (plays, calls, announcements) through the polite live region. */
-export function announce(text) {
-  const live = document.getElementById("live");
-  if (!live || !text) return;
-  live.append(h("p", {}, text));
-  while (live.children.length > 4) live.firstElementChild.remove();
-}
-
 /** Announce the events that deserve words, speak plays and calls, and play the optional sounds. */
-export function announceEvents(app, events) {
+export function announceEvents(state, events) {
   for (const event of events || []) {
-    const text = eventText(app, event);
+    const text = eventText(state, event);
     if (text) toast(text, event.type === "thrown_in" || String(event.type).includes("trou") ? "big" : "info");
-    const spoken = spokenEvent(app, event);
+    const spoken = spokenEvent(state, event);
     if (spoken) announce(spoken);
     if (event.type === "card") playSound("card");
     if (event.type === "trick") playSound("trick");
   }
 }
 
-function spokenEvent(app, event) {
-  const name = (seat) => seatName(app, seat);
+function spokenEvent(state, event) {
+  const name = (seat) => seatName(state, seat);
   switch (event.type) {
     case "call": return t("say.call", { name: name(event.seat), call: callLogText(event.action) });
     case "card": return t("say.card", { name: name(event.seat), card: cardName(event.card) });
@@ -80,8 +42,8 @@ function spokenEvent(app, event) {
   }
 }
 
-function eventText(app, event) {
-  const name = (seat) => seatName(app, seat);
+function eventText(state, event) {
+  const name = (seat) => seatName(state, seat);
   switch (event.type) {
     case "thrown_in": return t("ann.thrown_in");
     case "contract": {
@@ -101,38 +63,38 @@ function eventText(app, event) {
     case "discard_phase": case "deal_started": case "seat_changed": case "game_ended":
       return null;
     default:
-      return announcementText(app, event);
+      return announcementText(state, event);
   }
 }
 
 /** Words for a rules-specific announcement (a trou, ...), whatever fields it carries. */
-export function announcementText(app, event) {
+export function announcementText(state, event) {
   const type = String(event.type || "");
   const seat = event.seat ?? event.holder ?? event.declarer ?? (Array.isArray(event.declarers) ? event.declarers[0] : null);
   const partner = event.partner ?? (Array.isArray(event.declarers) ? event.declarers[1] : null);
   if (type.includes("trou")) {
     const royal = type.includes("royal") || event.royal || event.aces === 4;
-    let text = t(royal ? "ann.trou_royal" : "ann.trou", { name: seat !== null && seat !== undefined ? seatName(app, seat) : "?" });
-    if (partner !== null && partner !== undefined) text += " " + t("ann.trou.partner", { name: seatName(app, partner) });
+    let text = t(royal ? "ann.trou_royal" : "ann.trou", { name: seat !== null && seat !== undefined ? seatName(state, seat) : "?" });
+    if (partner !== null && partner !== undefined) text += " " + t("ann.trou.partner", { name: seatName(state, partner) });
     return text;
   }
   const words = type.replaceAll("_", " ").replaceAll("-", " ");
-  return seat !== null && seat !== undefined ? `${words}: ${seatName(app, seat)}` : words;
+  return seat !== null && seat !== undefined ? `${words}: ${seatName(state, seat)}` : words;
 }
 
 // ------------------------------------------------------------------------------------------ room
 
 /** Draw the room screen into `root` and the dialogs into `modalRoot`. */
-export function renderRoom(app, root, modalRoot) {
-  if (app.notFound || !app.room) root.inert = false;
-  if (app.notFound) {
+export function renderRoom(state, root, modalRoot) {
+  if (state.notFound || !state.room) root.inert = false;
+  if (state.notFound) {
     replace(modalRoot);
     replace(root, h("section", { class: "card-panel notice" },
       h("p", {}, t("room.notfound")),
-      h("button", { type: "button", class: "primary", onclick: () => app.toLobby(), dataset: { key: "to-lobby" } }, t("lobby.back"))));
+      h("button", { type: "button", class: "primary", onclick: () => actions.toLobby(), dataset: { key: "to-lobby" } }, t("lobby.back"))));
     return;
   }
-  if (!app.room) {
+  if (!state.room) {
     replace(modalRoot);
     replace(root, h("section", { class: "card-panel notice" }, h("p", {}, t("conn.connecting"))));
     return;
@@ -140,56 +102,59 @@ export function renderRoom(app, root, modalRoot) {
   // Where cards were before this redraw: a card new on the table glides from there.
   const fromSeats = seatRects();
   const fromHand = handRects();
-  const view = app.view;
+  const view = state.view;
   const screen = h("div", {
     class: `table-screen ${view ? `phase-${view.phase}` : "waiting"}`,
-    dataset: { status: app.room.status, version: app.room.version },
+    dataset: { status: state.room.status, version: state.room.version },
   });
   const main = h("div", { class: "table-main" });
-  main.append(board(app));
+  main.append(board(state));
   main.append(h("div", { class: "news", role: "presentation" }));
-  main.append(infoBar(app));
-  const exposed = exposedArea(app);
+  main.append(infoBar(state));
+  const exposed = exposedArea(state);
   if (exposed) main.append(exposed);
   // The dock holds the hand above the panel; on a phone it sticks to the bottom of the screen, so
   // that the cards and the calls are always in reach without scrolling.
-  const hand = handArea(app, { onRefused: (text) => toast(text) });
+  const hand = handArea(state, { onRefused: (text) => toast(text) });
   const dock = h("div", { class: "dock" });
   if (hand) dock.append(hand);
-  dock.append(actionPanel(app, { toast }));
+  dock.append(actionPanel(state, { toast }));
   main.append(dock);
-  screen.append(main, sidebar(app));
+  screen.append(main, sidebar(state));
   replace(root, screen);
   if (hand) layoutHand(hand);
   drawNews();
-  renderModals(app, modalRoot);
-  noteDoubling(app);
-  animateChanges(app, root, fromSeats, fromHand, hand);
+  renderModals(state, modalRoot);
+  noteDoubling(state);
+  animateChanges(state, root, fromSeats, fromHand, hand);
 }
 
+// What the table has already animated or announced: the renderer's own memory, not the page's state.
+const drawnBefore = { trickCards: new Set(), dealtKey: null, turnWasMine: false, doubleAnnounced: null };
+
 /** New trick cards glide in from their player; a new deal's hand is dealt from the middle. */
-function animateChanges(app, root, fromSeats, fromHand, hand) {
-  const view = app.view;
-  const seen = app.ui.trickSeen || new Set();
+function animateChanges(state, root, fromSeats, fromHand, hand) {
+  const view = state.view;
+  const seen = drawnBefore.trickCards;
   const now = new Set();
   for (const el of root.querySelectorAll(".trick-card[data-seat]")) {
-    const key = `${app.room.deal_number}:${el.dataset.seat}:${el.dataset.card}`;
+    const key = `${state.room.deal_number}:${el.dataset.seat}:${el.dataset.card}`;
     now.add(key);
     if (!seen.has(key)) {
       const from = fromHand[el.dataset.card] || fromSeats[el.dataset.seat];
       flyIn(el, from);
     }
   }
-  app.ui.trickSeen = now;
-  const dealKey = view ? `${app.room.room_id}:${app.room.deal_number}` : null;
-  if (dealKey && hand && app.ui.dealtKey !== dealKey) {
-    app.ui.dealtKey = dealKey;
+  drawnBefore.trickCards = now;
+  const dealKey = view ? `${state.room.room_id}:${state.room.deal_number}` : null;
+  if (dealKey && hand && drawnBefore.dealtKey !== dealKey) {
+    drawnBefore.dealtKey = dealKey;
     if (!view.calls?.length && !view.tricks?.length) dealIn([...hand.querySelectorAll(".card")], root.querySelector(".table-center")?.getBoundingClientRect());
   }
   const myTurn = Boolean(view?.legal?.length) && view.phase !== "end";
-  const turnKey = myTurn ? `${dealKey}:${app.room.version}` : null;
-  if (myTurn && !app.ui.turnWasMine) playSound("turn");
-  app.ui.turnWasMine = Boolean(turnKey);
+  const turnKey = myTurn ? `${dealKey}:${state.room.version}` : null;
+  if (myTurn && !drawnBefore.turnWasMine) playSound("turn");
+  drawnBefore.turnWasMine = Boolean(turnKey);
 }
 
 /** At the end of the moment a completed trick stays on the table, its cards go to the winner. */
@@ -202,21 +167,21 @@ export function sweepTrick(trick) {
   return sweepTo(cards, target?.getBoundingClientRect());
 }
 
-function noteDoubling(app) {
-  const view = app.view;
+function noteDoubling(state) {
+  const view = state.view;
   if (!view || view.multiplier <= 1 || view.phase === "end") return;
-  const key = `${app.room.room_id}:${app.room.deal_number}`;
-  if (app.ui.doubleAnnounced === key) return;
-  app.ui.doubleAnnounced = key;
+  const key = `${state.room.room_id}:${state.room.deal_number}`;
+  if (drawnBefore.doubleAnnounced === key) return;
+  drawnBefore.doubleAnnounced = key;
   toast(t("ann.double", { n: view.multiplier }), "big");
 }
 
 // ------------------------------------------------------------------------------------------ board
 
-function board(app) {
+function board(state) {
   const el = h("section", { class: "board", "aria-label": t("table.board") });
-  for (let seat = 0; seat < 4; seat += 1) el.append(seatBox(app, seat));
-  el.append(center(app));
+  for (let seat = 0; seat < 4; seat += 1) el.append(seatBox(state, seat));
+  el.append(center(state));
   return el;
 }
 
@@ -240,12 +205,12 @@ function backsFan(count, pos) {
   return fan;
 }
 
-function seatBox(app, seat) {
-  const view = app.view;
-  const info = seatInfo(app, seat);
-  const me = seat === mySeat(app);
+function seatBox(state, seat) {
+  const view = state.view;
+  const info = seatInfo(state, seat);
+  const me = seat === mySeat(state);
   const toAct = view?.to_act?.includes(seat) && view.phase !== "end";
-  const pos = position(app, seat);
+  const pos = position(state, seat);
   const declarer = view?.contract?.declarers?.includes(seat);
   const badges = [];
   if (view && view.dealer === seat) badges.push(explained("span", "dealer", { class: "badge dealer" }, t("table.dealer.short")));
@@ -253,7 +218,7 @@ function seatBox(app, seat) {
   if (info.kind !== "bot" && isBot(info)) badges.push(explained("span", "bot", { class: "badge bot" }, t("room.seat.bot")));
   if (info.kind === "human" && !info.connected) badges.push(explained("span", "away", { class: "badge away" }, t("room.seat.away")));
   if (declarer) badges.push(explained("span", "declarer", { class: "badge declarer" }, "★"));
-  if (app.room.status === "between_deals" && info.kind === "human" && info.ready) badges.push(explained("span", "ready", { class: "badge ready" }, "✓"));
+  if (state.room.status === "between_deals" && info.kind === "human" && info.ready) badges.push(explained("span", "ready", { class: "badge ready" }, "✓"));
 
   const stats = [];
   const count = view?.hand_counts?.[seat] ?? 0;
@@ -261,23 +226,23 @@ function seatBox(app, seat) {
     stats.push(explained("span", "tricks", { class: "stat tricks" }, t("table.tricks.short", { n: view.tricks_won?.[seat] ?? 0 })));
     if (!me || !view.hand) stats.push(explained("span", "count", { class: "stat count" }, h("span", { class: "mini-back", "aria-hidden": "true" }), String(count)));
   }
-  const balance = app.room.balances?.[seat] ?? 0;
+  const balance = state.room.balances?.[seat] ?? 0;
   stats.push(explained("span", "balance", { class: `stat balance ${balance > 0 ? "pos" : balance < 0 ? "neg" : ""}` }, t("table.points.short", { n: signed(balance) })));
 
   const call = lastCalls(view)[seat];
-  const actions = [];
-  if (info.kind === "empty" && !info.bot_playing && app.you?.seat === null) {
-    actions.push(h("button", { type: "button", class: "primary small", dataset: { key: `sit-${seat}` }, onclick: () => app.join(seat) }, t("room.seat.take")));
-  } else if (info.kind === "empty" && app.you?.seat === null && app.room.status !== "waiting") {
-    actions.push(h("button", { type: "button", class: "secondary small", dataset: { key: `sit-${seat}` }, onclick: () => app.join(seat) }, t("room.seat.take")));
+  const seatButtons = [];
+  if (info.kind === "empty" && !info.bot_playing && state.you?.seat === null) {
+    seatButtons.push(h("button", { type: "button", class: "primary small", dataset: { key: `sit-${seat}` }, onclick: () => actions.join(seat) }, t("room.seat.take")));
+  } else if (info.kind === "empty" && state.you?.seat === null && state.room.status !== "waiting") {
+    seatButtons.push(h("button", { type: "button", class: "secondary small", dataset: { key: `sit-${seat}` }, onclick: () => actions.join(seat) }, t("room.seat.take")));
   }
-  if (info.kind === "empty" && app.you?.host && app.room.status === "waiting") {
-    actions.push(h("button", { type: "button", class: "ghost small", dataset: { key: `bot-${seat}` }, onclick: () => app.addBot(seat) }, `+ ${t("room.seat.bot")}`));
+  if (info.kind === "empty" && state.you?.host && state.room.status === "waiting") {
+    seatButtons.push(h("button", { type: "button", class: "ghost small", dataset: { key: `bot-${seat}` }, onclick: () => actions.addBot(seat) }, `+ ${t("room.seat.bot")}`));
   }
   const faceUp = view?.exposed && String(seat) in view.exposed;
   const showBacks = view && count > 0 && !faceUp && !(me && view.hand);
   const label = [
-    seatName(app, seat), me ? t("room.seat.you") : null,
+    seatName(state, seat), me ? t("room.seat.you") : null,
     view ? t("table.cards", { n: count }) : null,
     view && view.dealer === seat ? t("table.dealer") : null,
     declarer ? t("table.declarers") : null,
@@ -289,17 +254,17 @@ function seatBox(app, seat) {
   },
   showBacks ? backsFan(count, pos) : null,
   h("div", { class: "seat-head" },
-    h("span", { class: "name" }, seatName(app, seat), me ? h("small", {}, ` (${t("room.seat.you")})`) : null),
+    h("span", { class: "name" }, seatName(state, seat), me ? h("small", {}, ` (${t("room.seat.you")})`) : null),
     badges),
   h("div", { class: "seat-stats" }, stats),
   call && view?.phase !== "play" && view?.phase !== "end" ? h("div", { class: "bubble" }, callLogText(call)) : null,
-  actions.length ? h("div", { class: "seat-actions" }, actions) : null);
+  seatButtons.length ? h("div", { class: "seat-actions" }, seatButtons) : null);
 }
 
-function shownTrick(app) {
-  const view = app.view;
+function shownTrick(state) {
+  const view = state.view;
   if (!view) return null;
-  const flash = app.ui.flashTrick;
+  const flash = state.ui.flashTrick;
   const current = view.trick;
   if (current && current.cards.length) return { cards: current.cards, winner: null };
   if (flash && performance.now() < flash.until && flash.count === (view.tricks?.length ?? 0)) {
@@ -312,46 +277,46 @@ function shownTrick(app) {
   return null;
 }
 
-function center(app) {
+function center(state) {
   const el = h("div", { class: "table-center" });
-  const trick = shownTrick(app);
+  const trick = shownTrick(state);
   if (trick) {
     const spot = h("div", { class: "trick", role: "group", "aria-label": t("table.trick") });
     for (const [seat, card] of trick.cards) {
-      spot.append(h("div", { class: `trick-card pos-${position(app, seat)} ${trick.winner === seat ? "winner" : ""}`, dataset: { seat, card } },
-        cardFace(card, { size: "trick", attrs: { role: "img", "aria-label": `${cardName(card)}, ${seatName(app, seat)}` } })));
+      spot.append(h("div", { class: `trick-card pos-${position(state, seat)} ${trick.winner === seat ? "winner" : ""}`, dataset: { seat, card } },
+        cardFace(card, { size: "trick", attrs: { role: "img", "aria-label": `${cardName(card)}, ${seatName(state, seat)}` } })));
     }
     el.append(spot);
   }
   // With cards on the table the words go to the empty bottom spot (yours, when it is your turn).
-  el.append(h("div", { class: `status-line ${trick ? "at-bottom" : ""}` }, statusText(app, trick)));
+  el.append(h("div", { class: `status-line ${trick ? "at-bottom" : ""}` }, statusText(state, trick)));
   return el;
 }
 
-function statusText(app, trick) {
-  const view = app.view;
-  const room = app.room;
+function statusText(state, trick) {
+  const view = state.view;
+  const room = state.room;
   if (!view) {
     const free = room.seats.filter((s) => s.kind === "empty").length;
     return free ? t("room.waiting.short", { n: free }) : "";
   }
-  const seat = mySeat(app);
+  const seat = mySeat(state);
   const myTurn = seat !== null && view.to_act.includes(seat) && view.legal?.length;
   if (trick) {
-    const bottomFree = !trick.cards.some(([s]) => position(app, s) === "bottom");
+    const bottomFree = !trick.cards.some(([s]) => position(state, s) === "bottom");
     return myTurn && bottomFree ? t("table.yourturn") : "";
   }
   if (view.phase === "end") return t("table.phase.end");
   if (myTurn) return t("table.yourturn");
-  const waiting = view.to_act.filter((s) => s !== seat).map((s) => seatName(app, s));
+  const waiting = view.to_act.filter((s) => s !== seat).map((s) => seatName(state, s));
   return waiting.length ? t("table.waitingfor", { name: waiting.join(", ") }) : "";
 }
 
 // ------------------------------------------------------------------------------------------ info bar
 
-function infoBar(app) {
-  const view = app.view;
-  const room = app.room;
+function infoBar(state) {
+  const view = state.view;
+  const room = state.room;
   const chips = [];
   chips.push(h("span", { class: "chip" }, t("table.deal", { n: (room.deal_number ?? 0) + 1 }),
     room.session?.deals ? ` / ${room.session.deals}` : ""));
@@ -360,7 +325,7 @@ function infoBar(app) {
   if (view) {
     const contract = view.contract;
     if (contract) {
-      const names = contract.declarers.map((s) => seatName(app, s)).join(" & ");
+      const names = contract.declarers.map((s) => seatName(state, s)).join(" & ");
       chips.push(explained("span", "contract", { class: "chip contract" },
         h("strong", {}, contractTitle(contract.name, null)),
         ` · ${names}`,
@@ -376,34 +341,34 @@ function infoBar(app) {
         `${t("table.turnup")} `, cardFace(view.turn_up, { size: "inline", attrs: { role: "img" } })));
     }
     if (view.multiplier > 1) chips.push(explained("span", "double", { class: "chip double" }, `×${view.multiplier} ${t("table.double")}`));
-    for (const announcement of view.announcements || []) chips.push(h("span", { class: "chip announce" }, announcementText(app, announcement)));
+    for (const announcement of view.announcements || []) chips.push(h("span", { class: "chip announce" }, announcementText(state, announcement)));
   }
   const tools = [];
   if (view?.tricks?.length) tools.push(h("button", {
     type: "button", class: "ghost small last-trick-btn",
-    dataset: { key: "last-trick" }, onclick: () => { app.ui.lastTrickOpen = true; app.rerender(); },
+    dataset: { key: "last-trick" }, onclick: () => dialogOpened("lastTrick"),
   }, t("table.lasttrick")));
   tools.push(h("button", {
     type: "button", class: "ghost small help-btn", dataset: { key: "help" }, "aria-haspopup": "dialog",
-    onclick: () => { app.ui.helpOpen = true; app.rerender(); },
+    onclick: () => dialogOpened("help"),
   }, "? ", t("help.button")));
   return h("div", { class: "infobar" }, chips, h("span", { class: "tools" }, tools));
 }
 
 // ------------------------------------------------------------------------------------------ exposed hands
 
-function exposedArea(app) {
-  const view = app.view;
+function exposedArea(state) {
+  const view = state.view;
   if (!view || !view.exposed) return null;
   const rows = [];
   for (const [seatText, cards] of Object.entries(view.exposed)) {
     const seat = Number(seatText);
-    if (seat === mySeat(app) && view.hand) {
-      rows.push(h("div", { class: "exposed-row mine" }, h("span", { class: "label" }, t("table.exposed", { name: seatName(app, seat) }))));
+    if (seat === mySeat(state) && view.hand) {
+      rows.push(h("div", { class: "exposed-row mine" }, h("span", { class: "label" }, t("table.exposed", { name: seatName(state, seat) }))));
       continue;
     }
     rows.push(h("div", { class: "exposed-row", dataset: { seat } },
-      h("span", { class: "label" }, t("table.exposed", { name: seatName(app, seat) })),
+      h("span", { class: "label" }, t("table.exposed", { name: seatName(state, seat) })),
       h("div", { class: "mini-hand" }, cards.map((card) => cardFace(card, { size: "mini", attrs: { role: "img" } })))));
   }
   return rows.length ? h("section", { class: "exposed", "aria-label": t("table.exposed.all") }, rows) : null;
@@ -411,17 +376,17 @@ function exposedArea(app) {
 
 // ------------------------------------------------------------------------------------------ sidebar
 
-function sidebar(app) {
-  const view = app.view;
-  const room = app.room;
+function sidebar(state) {
+  const view = state.view;
+  const room = state.room;
   // The log scrolls when long: it takes the focus so that the keyboard can scroll it too.
   const callsList = h("ol", { class: "calls-log", tabindex: "0", "aria-label": t("table.calls") });
   for (const [seat, action] of view?.calls || []) {
-    callsList.append(h("li", {}, h("span", { class: "who" }, seatName(app, seat)), h("span", { class: "what" }, callLogText(action))));
+    callsList.append(h("li", {}, h("span", { class: "who" }, seatName(state, seat)), h("span", { class: "what" }, callLogText(action))));
   }
   const balances = h("table", { class: "balances" },
-    h("tbody", {}, [0, 1, 2, 3].map((seat) => h("tr", { class: seat === mySeat(app) ? "me" : "" },
-      h("th", { scope: "row" }, seatName(app, seat)),
+    h("tbody", {}, [0, 1, 2, 3].map((seat) => h("tr", { class: seat === mySeat(state) ? "me" : "" },
+      h("th", { scope: "row" }, seatName(state, seat)),
       h("td", { class: room.balances[seat] > 0 ? "pos" : room.balances[seat] < 0 ? "neg" : "" }, signed(room.balances[seat]))))));
   return h("aside", { class: "sidebar", "aria-label": t("table.side") },
     h("section", { class: "side-panel" }, h("h2", {}, t("table.calls")),
@@ -429,7 +394,7 @@ function sidebar(app) {
     h("section", { class: "side-panel" }, h("h2", {}, t("table.balances")), balances),
     h("section", { class: "side-panel room-tools" },
       h("p", { class: "muted" }, t("room.watchers", { n: room.spectators })),
-      h("div", { class: "row buttons" }, copyLinkButton(app, toast),
-        room.played_deals ? h("button", { type: "button", class: "ghost", dataset: { key: "replays" }, onclick: () => app.openSessionReplay("pick") }, t("replay.session")) : null,
-        h("button", { type: "button", class: "ghost", dataset: { key: "leave" }, onclick: () => app.leave() }, t("room.leave")))));
+      h("div", { class: "row buttons" }, copyLinkButton(state, toast),
+        room.played_deals ? h("button", { type: "button", class: "ghost", dataset: { key: "replays" }, onclick: () => replayActions.openSession("pick") }, t("replay.session")) : null,
+        h("button", { type: "button", class: "ghost", dataset: { key: "leave" }, onclick: () => actions.leave() }, t("room.leave")))));
 }

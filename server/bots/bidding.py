@@ -59,7 +59,7 @@ def _suit_length(hand: Sequence[str], suit: str) -> int:
 # -------------------------------------------------------------------- Solo Whist
 
 def bid_solo_whist(view: View, t: Thresholds = DEFAULT_THRESHOLDS) -> str:
-    """A call for Solo Whist (RULES.md §1): the highest call the hand justifies, else pass."""
+    """A call for Solo Whist (docs/rules.md §1): the highest call the hand justifies, else pass."""
     legal = list(view["legal"])
     hand = _hand(view)
     turn_up = view.get("turn_up")
@@ -145,7 +145,7 @@ def _team_need(t: Thresholds, level: int) -> float:
 
 
 def bid_couleur_family(view: View, t: Thresholds = DEFAULT_THRESHOLDS) -> str:
-    """A call for `couleur` or `belge-club` (RULES.md §2-3), chosen among `view["legal"]`.
+    """A call for `couleur` or `belge-club` (docs/rules.md §2-3), chosen among `view["legal"]`.
 
     Each legal call gets a priority if the hand justifies it (higher on the ladder, higher
     priority) and the best one is made; a lone proposal, an acceptance and a raise need support.

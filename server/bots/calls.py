@@ -8,7 +8,7 @@ estimated chance is below `VETO` is replaced by a pass (misères: `MISERE_VETO` 
 named by the same simulation: the suit in which the playouts give this seat's side the best mean points,
 with the seat the contract makes lead. Team calls (proposals, acceptances, raises) stay with the
 heuristic bidder: the partner is not known when they are made. So does the club bouche-trou's trump
-(RULES.md §3): there the greedy playouts named another suit in a third of the trous, with no more trous
+(docs/rules.md §3): there the greedy playouts named another suit in a third of the trous, with no more trous
 made (docs/bots.md).
 """
 

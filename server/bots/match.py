@@ -49,6 +49,7 @@ from typing import Any
 from server.rules import Deal, RulesError, get_ruleset
 
 from .base import Bot, BotError, load_bot
+from .stats import percentile
 
 MODES: dict[str, Callable[[str, str], list[tuple[str, str, str, str]]]] = {
     "2v2": lambda a, b: [(a, b, a, b), (b, a, b, a)],
@@ -275,15 +276,6 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
         return (mean, mean, mean)
     half = 1.96 * statistics.stdev(values) / math.sqrt(len(values))
     return (mean, mean - half, mean + half)
-
-
-def percentile(values: Sequence[int], q: float) -> float:
-    """The q-th percentile (0-100) by the nearest-rank method."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, math.ceil(q / 100 * len(ordered)) - 1))
-    return float(ordered[k])
 
 
 def summarize(results: Sequence[DealResult], bot_a: str, bot_b: str) -> dict[str, Any]:

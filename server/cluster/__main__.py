@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..settings import DEFAULTS
 from .haproxy import BALANCE_CHOICES, compose_config
 from .launcher import Cluster
 
@@ -21,13 +22,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(prog="python -m server.cluster", description=__doc__.split("\n\n")[0])
     parser.add_argument("--replicas", type=int, default=2, help="server processes (default 2)")
-    parser.add_argument("--port", type=int, default=8765, help="the balancer's port (0: a free one)")
-    parser.add_argument("--host", default="127.0.0.1", help="the balancer's address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=DEFAULTS.port,
+                        help=f"the balancer's port (0: a free one; default {DEFAULTS.port})")
+    parser.add_argument("--host", default=DEFAULTS.host,
+                        help=f"the balancer's address (default {DEFAULTS.host})")
     parser.add_argument("--store", default=None,
                         help="redis://HOST:PORT/DB[?prefix=P] (default: a private redis-server)")
     parser.add_argument("--balance", choices=BALANCE_CHOICES, default="leastconn")
-    parser.add_argument("--bot-delay", type=float, default=None, help="passed on to every replica")
-    parser.add_argument("--rate-limit", type=float, default=None, help="passed on to every replica")
+    # The replicas' own defaults (server/settings.py) apply unless these are given.
+    parser.add_argument("--bot-delay", type=float, default=None,
+                        help=f"passed on to every replica (default {DEFAULTS.bot_delay:g})")
+    parser.add_argument("--rate-limit", type=float, default=None,
+                        help=f"passed on to every replica (default {DEFAULTS.limits.rate:g})")
     parser.add_argument("--log-level", default="warning", help="the replicas' log level (default warning)")
     parser.add_argument("--write-compose-config", type=Path, default=None, metavar="PATH",
                         help="write the HAProxy configuration of docker-compose.yml to PATH and exit")

@@ -1,4 +1,4 @@
-"""Coordination of several server processes on one Redis (issue 10): room owner leases, fan-out of
+"""Coordination of several server processes on one Redis: room owner leases, fan-out of
 committed changes, shared presence, a process registry, and the owner book (who last owned each
 unfinished room, so that a dead owner's rooms are found). Each has a Redis implementation and an
 in-memory twin (one process is trivially the owner of everything; twins sharing a `MemoryHub` act
@@ -22,8 +22,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from .fanout import Change, Fanout, Listener, MemoryFanout, MemoryFanoutHub, RedisFanout
-from .leases import Leases, MemoryLeases, MemoryLeaseTable, RedisLeases
+from .fanout import Change, Fanout, Listener, MemoryFanout, MemoryFanoutHub, RedisFanout, ResyncCallback
+from .leases import LeaseCallback, Leases, MemoryLeases, MemoryLeaseTable, RedisLeases
 from .owners import MemoryOwners, MemoryOwnersTable, Owners, RedisOwners
 from .presence import SPECTATOR, MemoryPresence, MemoryPresenceTable, Presence, RedisPresence
 from .registry import MemoryRegistry, MemoryRegistryTable, RedisRegistry, Registry
@@ -63,12 +63,15 @@ class Coordination:
     redis: Any = None  # the Redis client they share (None for the memory twins)
     owners: Owners = field(default_factory=MemoryOwners)  # the last owner of each unfinished room
 
-    async def start(self) -> None:
-        """Register, connect the subscriber, and start the renew/heartbeat passes."""
+    async def start(self, on_acquired: LeaseCallback | None = None, on_lost: LeaseCallback | None = None,
+                    on_resync: ResyncCallback | None = None) -> None:
+        """Register, connect the subscriber, and start the renew/heartbeat passes. The callbacks are
+        the user's (the live layer's ownership and following): a lease taken by a pass or lost, and
+        the subscriber back after it was away (see `Leases`, `Fanout`)."""
         await self.registry.beat()
-        await self.fanout.start()
+        await self.fanout.start(on_resync=on_resync)
         self.registry.start()
-        self.leases.start()
+        self.leases.start(on_acquired, on_lost)
         self.presence.start()
 
     async def close(self) -> None:

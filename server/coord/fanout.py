@@ -70,6 +70,15 @@ class Fanout:
         """The rooms subscribed to."""
         return frozenset(self.listeners)
 
+    # Whether what is published here reaches other server processes (Redis) or stays in this one (the
+    # in-memory twins: a process alone on its store, or tests).
+    crosses_processes = True
+
+    def alone(self, room_id: str) -> bool:
+        """Whether this fan-out knows that no other process follows the room (then nothing need be
+        published). Redis cannot know before it publishes: False (`publish` answers how many heard)."""
+        return False
+
     async def subscribe(self, room_id: str, listener: Listener) -> None:
         """Call `listener` for each change of the room from now on."""
         first = room_id not in self.listeners
@@ -106,8 +115,11 @@ class Fanout:
         """`publish` each (room id, change), in order; how many received each."""
         return [await self.publish(room_id, change) for room_id, change in changes]
 
-    async def start(self, timeout: float = 10.0) -> None:
-        """Connect (the Redis subscriber runs in the background from here on)."""
+    async def start(self, timeout: float = 10.0, on_resync: ResyncCallback | None = None) -> None:
+        """Connect (the Redis subscriber runs in the background from here on); `on_resync`, if given,
+        is called after the subscriber was away (see the module docstring)."""
+        if on_resync is not None:
+            self.on_resync = on_resync
 
     async def close(self) -> None:
         """Drop every subscription and disconnect."""
@@ -188,9 +200,10 @@ class RedisFanout(Fanout):
                 raise reply
         return [int(count) for count in replies]
 
-    async def start(self, timeout: float = 10.0) -> None:
+    async def start(self, timeout: float = 10.0, on_resync: ResyncCallback | None = None) -> None:
         """Start the subscriber and wait until it is connected the first time. TimeoutError if Redis
         does not answer within `timeout` (the subscriber keeps trying in the background)."""
+        await super().start(timeout, on_resync)
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="fanout-subscriber")
         await asyncio.wait_for(self.connected.wait(), timeout)
@@ -288,6 +301,12 @@ class MemoryFanout(Fanout):
                  deliver_own: bool = False, on_resync: ResyncCallback | None = None) -> None:
         super().__init__(process_id, deliver_own, on_resync)
         self.hub = hub if hub is not None else MemoryFanoutHub()
+
+    crosses_processes = False
+
+    def alone(self, room_id: str) -> bool:
+        """Whether no other twin on the hub follows the room."""
+        return self.hub.subscribers.get(room_id, set()) <= {self}
 
     async def publish(self, room_id: str, change: dict[str, Any]) -> int:
         """Deliver to every twin subscribed to the room (soon, not synchronously)."""

@@ -102,6 +102,14 @@ class Leases(Periodic):
         self._confirmed: dict[str, float] = {}  # held room -> monotonic time its last renewal was sent
         self._wanted: set[str] = set()
 
+    def start(self, on_acquired: LeaseCallback | None = None, on_lost: LeaseCallback | None = None) -> None:
+        """Begin the renew/claim passes; `on_acquired` / `on_lost`, if given, are called from then on."""
+        if on_acquired is not None:
+            self.on_acquired = on_acquired
+        if on_lost is not None:
+            self.on_lost = on_lost
+        super().start()
+
     @property
     def held(self) -> frozenset[str]:
         """The rooms this process owns (leases confirmed less than `ttl` ago)."""

@@ -5,8 +5,8 @@ holds the room in memory (it has connections there: it wants the lease and takes
 nobody does, e.g. a table of bots only, or whose players all left, and whose owner died: nobody wants
 the room, so its bots and timers would wait for ever. The book keeps the name of the last owner: a
 room whose last owner is no longer in the process registry is an orphan, and a live process adopts it
-(claims its lease, loads it, runs its bots and timers; see `SharedRooms`). The lease still decides who
-runs the room: two processes that adopt the same orphan race for one `SET NX`.
+(claims its lease, loads it, runs its bots and timers; see `server/live/adoption.py`). The lease still
+decides who runs the room: two processes that adopt the same orphan race for one `SET NX`.
 
 One Redis hash `room_owners` (room id -> process id): written when a process takes a room's lease
 (HSET, so the newest owner wins), entry removed when the room ends (HDEL). Reading it is one HGETALL

@@ -13,15 +13,15 @@ import collections
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from ..bots import Bot, BotError, get_bot
 from ..bots.pool import DecisionPool
 from ..table import Outcome, Table, TableError, errors, facts, play
-from .change import CommittedChange, RoomListener
-from .room import LiveRoom
+from .change import CommittedChange
+from .room import LiveRoom, Owner, RoomListener, owns_every_room
 
 log = logging.getLogger("whist.rooms")
 
@@ -136,12 +136,11 @@ class BotDriver(RoomListener):
     `play.act` like a human's. A move the store did not take is retried after `BOT_RETRY_SECONDS`.
     """
 
-    def __init__(self, scheduler: BotScheduler, delay: float = 0.6, observer: BotObserver | None = None,
-                 pool_workers: int = 1) -> None:
+    def __init__(self, scheduler: BotScheduler, delay: float, observer: BotObserver | None = None,
+                 pool_workers: int = 1, owner: Owner = owns_every_room) -> None:
         self.scheduler = scheduler
         self.delay = delay
-        # Whether this process runs the room's bots (several processes on one store: its owner only).
-        self.may_run: Callable[[LiveRoom], bool] = lambda room: True
+        self.owner = owner  # whether this process runs the room's bots (several processes: its owner only)
         self.observer = observer
         self.pool_workers = pool_workers
         self.pool: DecisionPool | None = None  # started at the first pooled decision
@@ -162,6 +161,18 @@ class BotDriver(RoomListener):
     def opened(self, room: LiveRoom) -> None:
         """A loaded room's bots play on."""
         self.kick(room)
+
+    async def owned(self, room: LiveRoom) -> None:
+        """This process runs the room's bots from now on."""
+        self.kick(room)
+
+    async def disowned(self, room: LiveRoom) -> None:
+        """Another process runs the room's bots now."""
+        self.closed(room)
+
+    def may_run(self, room: LiveRoom) -> bool:
+        """Whether this process runs the room's bots (it owns the room)."""
+        return self.owner.owns(room)
 
     def closed(self, room: LiveRoom) -> None:
         """Stop the room's bot loop."""
@@ -232,7 +243,7 @@ class BotDriver(RoomListener):
 
         def move(current: Table) -> Outcome | None:
             # The table may have moved on meanwhile (the player came back, a conflict reloaded it).
-            return play.act(current, work, action) if still(current, table.version) else None
+            return play.act(current, work, action, by_bot=True) if still(current, table.version) else None
 
         outcome = await room.apply(move, human=False)
         if self.observer is not None:

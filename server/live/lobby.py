@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from ..store import Store
 from ..table import facts
-from .change import JSON, CommittedChange, RoomListener
-from .room import LiveRoom, Member
+from .change import JSON, CommittedChange
+from .room import LiveRoom, Member, RoomListener
 
 LOBBY_COALESCE_SECONDS = 0.05
 

@@ -10,8 +10,8 @@ import time
 from ..rules import Deal, visibility
 from ..rules import views as seat_views
 from ..table import Table, facts
-from .change import JSON, CommittedChange, RoomListener
-from .room import LiveRoom, Member
+from .change import JSON, CommittedChange
+from .room import LiveRoom, Member, RoomListener
 
 log = logging.getLogger("whist.rooms")
 

@@ -1,4 +1,4 @@
-"""The one sender of what a process tells the others about its rooms (`server/live/shared.py` decides
+"""The one sender of what a process tells the others about its rooms (`server/live/publishing.py` decides
 what; this sends it).
 
 Everything goes through one queue and one task, so a room's changes leave in the order they were

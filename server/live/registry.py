@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..store import Store
 from ..table import Table, errors, facts, from_stored, presence
-from .change import RoomListener
-from .room import LiveRoom
+from .room import LiveRoom, RoomListener
 
 Gate = Callable[[], contextlib.AbstractContextManager[None]]  # marks a human's request (see BotScheduler)
 
@@ -24,8 +23,6 @@ class RoomRegistry:
         self.human_gate = human_gate
         self.listeners: list[RoomListener] = []
         self.rooms: dict[str, LiveRoom] = {}
-        # Awaited for every room loaded from the store (claiming its lease: see server/live/shared.py).
-        self.adopt: Callable[[LiveRoom], Awaitable[None]] | None = None
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
 
     def listen(self, listener: RoomListener) -> None:
@@ -73,8 +70,8 @@ class RoomRegistry:
         # Humans are away until they come back (after a restart: since the room was loaded).
         table = presence.away_from_start(from_stored(stored.state, stored.version, entries), time.monotonic())
         room = self.open(table)
-        if self.adopt is not None:
-            await self.adopt(room)
+        for listener in self.listeners:
+            await listener.loaded(room)  # e.g. claiming the room's lease (server/live/shared.py)
         return room
 
     async def require(self, room_id: str) -> LiveRoom:

@@ -19,8 +19,8 @@ from typing import Protocol
 
 from ..rules import Session
 from ..store import Store, StoredRoom, VersionConflictError
-from ..table import Outcome, Table, errors, facts, from_stored, presence, to_stored
-from .change import JSON, CommittedChange, RoomListener
+from ..table import Outcome, Table, advance, clock, errors, facts, from_stored, presence, to_stored
+from .change import JSON, CommittedChange
 
 log = logging.getLogger("whist.rooms")
 
@@ -37,12 +37,81 @@ class Member(Protocol):
         """Queue a message object for this connection (never blocks)."""
 
 
+class Owner(Protocol):
+    """Whether this process runs a room's bots and timers (several processes on one store: its owner
+    only; see `server/live/ownership.py`)."""
+
+    def owns(self, room: LiveRoom) -> bool:
+        """Whether this process owns the room."""
+
+
+class _EveryRoom:
+    """A process alone: it owns every room it holds."""
+
+    def owns(self, room: LiveRoom) -> bool:
+        """Always."""
+        return True
+
+
+owns_every_room: Owner = _EveryRoom()
+
+
+class RoomListener:
+    """What reacts to a room's changes. Every hook is optional; a listener reads the room (its
+    `table`, its `members`) and never changes it except through the room's own methods (`apply`...).
+    Listeners never call each other: what one needs to tell the others is a hook of the room.
+
+    Order, for each change: every listener's `stored` (awaited, under the room's lock, before anyone
+    hears of the change: e.g. the daily leaderboard), then every listener's `committed` (synchronous:
+    pushes, timers, bots, lobby); `unconfirmed` instead when a write's outcome is unknown. `opened`
+    runs once when a room is created or loaded into this process (`loaded`, awaited, after a load from
+    the store), `closed` when it is dropped or the server stops; `busy` keeps an idle room in memory.
+    Several processes on one store: `owned` / `disowned` when this process becomes or stops being the
+    room's owner (the one that runs its bots and timers), `away` when a seat is left with no
+    connection in any process.
+    """
+
+    async def stored(self, room: LiveRoom, change: CommittedChange) -> None:
+        """After the store took the change, before anyone is told."""
+
+    def committed(self, room: LiveRoom, change: CommittedChange) -> None:
+        """After the change (tell the connections, arm timers, wake bots...)."""
+
+    def unconfirmed(self, room: LiveRoom) -> None:
+        """A write's outcome is unknown (the store stopped answering): the room's copy here may be
+        behind the store until it is reloaded."""
+
+    def opened(self, room: LiveRoom) -> None:
+        """The room is now served by this process."""
+
+    async def loaded(self, room: LiveRoom) -> None:
+        """The room was just loaded from the store into this process (after `opened`)."""
+
+    async def owned(self, room: LiveRoom) -> None:
+        """This process owns the room now: it runs the room's bots and timers."""
+
+    async def disowned(self, room: LiveRoom) -> None:
+        """This process no longer owns the room (handed over, or its lease was lost)."""
+
+    def away(self, room: LiveRoom, seat: int) -> None:
+        """The seat's player is connected nowhere any more (the others' presence said so)."""
+
+    def closed(self, room: LiveRoom) -> None:
+        """The room is no longer served here: release what the listener holds for it."""
+
+    def busy(self, room: LiveRoom) -> bool:
+        """Whether the listener still works for this room (it is not dropped from memory meanwhile)."""
+        return False
+
+
 class LiveRoom:
     """One table served by this process."""
 
     def __init__(self, table: Table, store: Store, listeners: Sequence[RoomListener],
-                 human_gate: Callable[[], contextlib.AbstractContextManager[None]] | None = None) -> None:
+                 human_gate: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
+                 wall_clock: Callable[[], float] = time.time) -> None:
         self.table = table
+        self.wall_clock = wall_clock  # Unix seconds: the turn clock's deadlines, the same on every process
         self.store = store
         self.listeners = tuple(listeners)
         self.members: dict[Member, str | None] = {}  # connection -> participant (None: spectator)
@@ -118,6 +187,9 @@ class LiveRoom:
             return None
         table = outcome.table
         if outcome.stored:
+            # The turn clock follows the turn: kept for the same turn, started for a new one (stored, so
+            # every process and a reload read the same deadline).
+            table = clock.rearm(table, self.wall_clock())
             table = replace(table, version=await self._write(table, outcome.entries))
         self.table = table
         change = CommittedChange(self.room_id, table.version, tuple(outcome.events), tuple(outcome.entries),
@@ -176,6 +248,37 @@ class LiveRoom:
             if stored is not None:
                 await self._install(stored)
         return None
+
+    # ---------------------------------------------------------------- what other processes changed
+
+    def mark_stale(self) -> None:
+        """The copy here may be behind the store (nobody tells it of changes, or a reload failed):
+        reload before the next change."""
+        self.stale = True
+
+    def advance(self, state: JSON, version: int, entries: Sequence[JSON]) -> None:
+        """Move the table on by a change another process committed (the next version: its stored
+        `state` and logged `entries`). Under the lock."""
+        self.table = advance(self.table, state, version, entries)
+
+    def share_presence(self, seats: frozenset[int], spectators: int) -> None:
+        """The seats and spectators connected in the other processes (under the lock); a seat left
+        with no connection anywhere is told to the listeners (`away`)."""
+        outcome, newly_away = presence.sync_remote(self.table, seats, spectators, time.monotonic())
+        self.table = outcome.table
+        for seat in newly_away:
+            for listener in self.listeners:
+                listener.away(self, seat)
+
+    async def owned(self) -> None:
+        """This process owns the room now: every listener's `owned`, in order."""
+        for listener in self.listeners:
+            await listener.owned(self)
+
+    async def disowned(self) -> None:
+        """This process no longer owns the room: every listener's `disowned`, in order."""
+        for listener in self.listeners:
+            await listener.disowned(self)
 
     async def catch_up(self) -> bool:
         """Reload the room if the store holds a newer version than the live copy (another process

@@ -11,13 +11,13 @@ import time
 from dataclasses import dataclass, replace
 
 from ..coord import Coordination, memory_coordination, new_process_id
-from ..protocol import CreateRoom
 from ..store import Store
 from ..table import (
     Daily,
     Outcome,
     Table,
     TableError,
+    chat,
     deal_records,
     errors,
     facts,
@@ -27,13 +27,17 @@ from ..table import (
     to_stored,
 )
 from .bots import BotDriver, BotObserver, BotScheduler
-from .change import JSON, RoomListener
+from .change import JSON
+from .chat import RoomChat
 from .lobby import Lobby
+from .new_room import NewRoom
 from .outbox import Outbox
 from .registry import RoomRegistry
-from .room import Command, LiveRoom, Member
+from .room import Command, LiveRoom, Member, RoomListener
+from .seat_claims import SeatClaims
 from .shared import SharedRooms
 from .timers import GraceTimers
+from .turn_clock import TurnClocks
 
 log = logging.getLogger("whist.rooms")
 
@@ -41,10 +45,6 @@ ALONE_LEASE_SECONDS = 24 * 3600.0
 # How many times a player's request is judged again after the room turned out to be behind the store
 # (another process changed it): a stale copy must never refuse a legal move.
 ATTEMPTS = 4
-# Refusals that cannot come from an old copy of the room (anything else may: not your turn, seat taken...).
-NEVER_STALE = (errors.MalformedAction, errors.SpectatorCannotAct, errors.StoreUnavailable,
-               errors.UnknownRuleset, errors.BadHouseRules, errors.UnknownBot, errors.NoSuchRoom,
-               errors.NotInRoom, errors.HintsOff)
 
 
 @dataclass(slots=True)
@@ -55,6 +55,7 @@ class Membership:
     room: LiveRoom
     participant: str | None
     token: str | None
+    claim: int = 0  # the seat's `claims` count when this connection took or resumed it
 
 
 def new_room_id() -> str:
@@ -70,25 +71,31 @@ class Tables:
     `coordination`: the primitives shared with the other processes on the same store (Redis); by
     default the in-memory twins of a process alone on its store (it owns every room)."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.6, scheduler: BotScheduler | None = None,
+    def __init__(self, store: Store, bot_delay: float, scheduler: BotScheduler | None = None,
                  coordination: Coordination | None = None, metrics: BotObserver | None = None,
                  bot_workers: int = 1) -> None:
         self.store = store
         self.scheduler = scheduler or BotScheduler()
+        # The one place the live layer is wired: each collaborator is passed to its constructor.
         self.registry = RoomRegistry(store, self.scheduler.human_request)
         self.outbox = Outbox()
-        self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers)
-        self.timers = GraceTimers()
         self.lobby = Lobby(store, self._current_room)
         # Alone on its store, a process owns every room it holds for good: its leases do not expire in
         # practice (a long stall of the event loop must not hand its rooms to nobody for a moment).
         if coordination is None:
             coordination = memory_coordination(new_process_id(), lease_ttl=ALONE_LEASE_SECONDS)
-        self.shared = SharedRooms(coordination, self.registry, self.bots, self.timers, self.lobby)
-        for listener in (self.outbox, self.timers, self.lobby, self.bots, self.shared):
+        self.shared = SharedRooms(coordination, self.registry, self.lobby.changed, self._heard_chat)
+        self.chat = RoomChat(store, self.shared.publish_chat)
+        owner = self.shared.ownership  # the bots and timers run where the room is owned
+        self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers, owner)
+        self.timers = GraceTimers(owner)
+        self.claims = SeatClaims(self)
+        self.clocks = TurnClocks(owner)
+        for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.clocks, self.lobby,
+                         self.bots, self.claims, *self.shared.listeners):
             self.registry.listen(listener)
-        self.registry.adopt = self.shared.adopt
         self.members: dict[Member, Membership] = {}
+        self._resuming: set[Member] = set()  # connections whose `resume` is under way
 
     def listen(self, listener: RoomListener) -> None:
         """Add a listener of every room's committed changes (e.g. the daily leaderboard)."""
@@ -137,16 +144,22 @@ class Tables:
         found = self.members.get(member)
         return found.room if found is not None else None
 
-    async def enter(self, member: Member, room: LiveRoom, participant: str | None, token: str | None) -> None:
-        """Move a connection into a room (out of its previous one) and push it the state."""
+    async def enter(self, member: Member, room: LiveRoom, participant: str | None, token: str | None,
+                    claim: int | None = None) -> None:
+        """Move a connection into a room (out of its previous one) and push it the state. `claim`: the
+        seat's claim it holds (by default the room's current one)."""
         await self.depart(member)
         self.lobby.subscribers.discard(member)
         await self.shared.attach(room)
-        self.members[member] = Membership(room, participant, token)
+        if claim is None:
+            seat = facts.seat_of(room.table, participant)
+            claim = room.table.claims[seat] if seat is not None else 0
+        self.members[member] = Membership(room, participant, token, claim)
 
         outcome = await room.admit(member, participant)
         if outcome is not None and outcome.events:
             log.info("player returned", extra={"fields": {"room": room.room_id, "events": outcome.events}})
+        await self.chat.replay(room, member, participant)
 
     async def depart(self, member: Member) -> None:
         """The connection leaves its room (or drops); its seat, if any, starts the grace period."""
@@ -161,11 +174,12 @@ class Tables:
     async def disconnect(self, member: Member) -> None:
         """The connection closed."""
         self.lobby.subscribers.discard(member)
+        self.chat.forget(member)
         await self.depart(member)
 
     # ---------------------------------------------------------------- requests
 
-    async def create_room(self, member: Member, request: CreateRoom, daily: Daily | None = None,
+    async def create_room(self, member: Member, request: NewRoom, daily: Daily | None = None,
                           secret: str | None = None) -> JSON:
         """`create_room`: validate the options, store the room, seat the creator if asked."""
         seat = None if request.seat is None else 0 if request.seat == "any" else int(request.seat)
@@ -173,7 +187,8 @@ class Tables:
             new_room_id(), token=secrets.token_urlsafe(32), player=member.name, ruleset=request.ruleset,
             house_rules=request.house_rules, bot=request.bot, name=request.name, seat=seat,
             deals=request.session.deals, target=request.session.target, grace_seconds=request.grace_seconds,
-            listed=request.listed, now=time.time(), daily=daily, secret=secret)
+            listed=request.listed, now=time.time(), daily=daily, secret=secret,
+            turn_seconds=request.turn_seconds)
         table = outcome.table
         try:
             version = await self.store.save(table.room_id, to_stored(table), 0, outcome.entries,
@@ -205,20 +220,43 @@ class Tables:
         return outcome.answer
 
     async def resume(self, member: Member, room_id: str, token: str) -> JSON:
-        """`resume`: the token gives back the seat (and host rights) after a drop or a restart."""
+        """`resume`: the token gives back the seat (and host rights) after a drop or a restart. The
+        seat's claim is stored, so an older connection with this token loses the seat on every
+        process (`SeatClaims`), and a seat the turn clock gave the bot comes back."""
         room = await self._room(room_id)
+        self._resuming.add(member)  # its own claim must not move it to the rail meanwhile
         try:
-            answer = seating.resume(room.table, token).answer
-        except errors.BadToken:
-            if not await room.catch_up():  # the seat may have been taken through another process
-                raise
-            answer = seating.resume(room.table, token).answer
-        participant = hash_token(token)
-        for other, holder in list(room.members.items()):
-            if other is not member and holder == participant:
-                await self.enter(other, room, None, None)  # the newest connection holds the seat
-        await self.enter(member, room, participant, token)
-        return answer
+            outcome = await self._apply(room, lambda table: seating.resume(table, token))
+            seat = outcome.answer["seat"]
+            participant = hash_token(token)
+            for other, holder in list(room.members.items()):
+                if other is not member and holder == participant:
+                    await self.enter(other, room, None, None)  # the newest connection holds the seat
+            claim = outcome.table.claims[seat] if seat is not None else 0
+            await self.enter(member, room, participant, token, claim)
+        finally:
+            self._resuming.discard(member)
+        return outcome.answer
+
+    # ---------------------------------------------------------------- the claims port (SeatClaims)
+
+    def outclaimed(self, room: LiveRoom) -> list[Member]:
+        """The connections of `room` here whose seat was resumed since by a newer connection."""
+        return [member for member in room.members if self._outclaimed(room, member)]
+
+    def _outclaimed(self, room: LiveRoom, member: Member) -> bool:
+        here = self.members.get(member)
+        seat = facts.seat_of(room.table, room.members.get(member))
+        if here is None or here.room is not room or seat is None or member in self._resuming:
+            return False
+        return here.claim < room.table.claims[seat]
+
+    async def to_spectator(self, room: LiveRoom, member: Member) -> None:
+        """A connection that lost its seat to a newer one stays in the room as a spectator (asked
+        again here: the connection may have resumed the seat itself meanwhile)."""
+        if self._outclaimed(room, member):
+            log.info("seat resumed elsewhere", extra={"fields": {"room": room.room_id}})
+            await self.enter(member, room, None, None)
 
     async def watch(self, member: Member, room_id: str) -> JSON:
         """`watch`: enter as a spectator."""
@@ -304,6 +342,27 @@ class Tables:
         table = room.table
         return {"room_id": room.room_id, "records": deal_records(table.session, table.hints)}
 
+    async def say(self, member: Member, text: str | None, phrase: str | None) -> JSON:
+        """`chat`: a line (free text or a quick phrase) to the room, on its own channel."""
+        here = self.current(member)
+        return await self.chat.say(here.room, member, here.participant, text, phrase)
+
+    async def mute_chat(self, member: Member, seat: int, muted: bool) -> JSON:
+        """`mute_chat` (host): mute or unmute a seat's chat for everyone."""
+        here = self.current(member)
+        return await self._answer(here.room,
+                                  lambda table: chat.mute_seat(table, here.participant, seat, muted))
+
+    async def play_again(self, member: Member) -> JSON:
+        """`play_again`: a seated player asks for a new session at this table; it starts once every
+        seated human has asked."""
+        here = self.current(member)
+        secret = secrets.token_hex(16)
+        return await self._answer(here.room, lambda table: play.play_again(table, here.participant, secret))
+
+    def _heard_chat(self, room: LiveRoom, line: JSON) -> None:
+        self.chat.heard(room, line)
+
     def send_state(self, member: Member) -> None:
         """`get_state`: a fresh `state` push to the connection."""
         self.outbox.send(self.current(member).room, member)
@@ -323,7 +382,7 @@ class Tables:
                 if attempt == ATTEMPTS:
                     raise
                 continue
-            except NEVER_STALE:
+            except errors.NEVER_STALE:  # no catching up changes these (the classes say)
                 raise
             except TableError:
                 if attempt == ATTEMPTS or not await room.catch_up():

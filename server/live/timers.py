@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 
 from ..table import TableError, facts, presence
-from .change import CommittedChange, RoomListener
-from .room import LiveRoom
+from .change import CommittedChange
+from .room import LiveRoom, Owner, RoomListener, owns_every_room
 
 log = logging.getLogger("whist.rooms")
 
@@ -20,11 +19,10 @@ GRACE_RETRY_SECONDS = 1.0  # after a grace expiry the room could not apply (the 
 class GraceTimers(RoomListener):
     """Arms a timer per seat whose player departed (or was away when the room was loaded)."""
 
-    def __init__(self) -> None:
+    def __init__(self, owner: Owner = owns_every_room) -> None:
         self._timers: dict[LiveRoom, list[asyncio.TimerHandle]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        # Whether this process runs the room's timers (several processes on one store: its owner only).
-        self.may_run: Callable[[LiveRoom], bool] = lambda room: True
+        self.owner = owner  # whether this process runs the room's timers (several processes: its owner only)
 
     def committed(self, room: LiveRoom, change: CommittedChange) -> None:
         """A seat left with no connection starts its grace period."""
@@ -36,6 +34,24 @@ class GraceTimers(RoomListener):
         """Every human of a loaded room is away until they come back."""
         for seat in room.table.presence.away_since:
             self.arm(room, seat)
+
+    async def owned(self, room: LiveRoom) -> None:
+        """This process runs the room's timers from now on: every away seat's grace period (what is
+        left of it) runs here."""
+        for seat in list(room.table.presence.away_since):
+            self.arm(room, seat)
+
+    async def disowned(self, room: LiveRoom) -> None:
+        """Another process runs the room's timers now."""
+        self.closed(room)
+
+    def away(self, room: LiveRoom, seat: int) -> None:
+        """A seat with no connection in any process starts its grace period."""
+        self.arm(room, seat)
+
+    def may_run(self, room: LiveRoom) -> bool:
+        """Whether this process runs the room's timers (it owns the room)."""
+        return self.owner.owns(room)
 
     def closed(self, room: LiveRoom) -> None:
         """Cancel the room's timers."""

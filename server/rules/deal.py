@@ -15,6 +15,7 @@ from typing import Any
 
 from .actions import ParsedAction, parse_action
 from .cards import FULL_DECK, SUIT_NAMES, is_card, sort_hand
+from .copying import CopyPlan, cloned, container, sets_in_list
 from .deck import deal_from_seed
 from .errors import IllegalAction, MalformedAction, MalformedRecord
 from .fair import seed_commitment as commit_to
@@ -150,7 +151,7 @@ class Deal:
         return self._apply_play(seat, parsed)
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see (None: a spectator). Computed in `views.py`, the one place for it."""
+        """What `seat` may see (None: a spectator), built in `views.py` with `visibility.py`'s answers."""
         return seat_view(self, seat)
 
     def result(self) -> dict[str, Any]:
@@ -200,23 +201,9 @@ class Deal:
     def clone(self) -> Deal:
         """An independent copy of this deal, to try actions on (bots, tests) without touching it.
 
-        Much cheaper than `copy.deepcopy`: the ruleset, the dealt hands, the contract and the completed
-        tricks are immutable in practice and shared; the rest is copied.
-        """
-        twin = Deal.__new__(Deal)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = [set(hand) for hand in self.hands]
-        twin.log = list(self.log)
-        twin.calls = list(self.calls)
-        twin.discards = dict(self.discards)
-        twin.tricks = list(self.tricks)
-        if self.trick is not None:
-            twin.trick = Trick(self.trick.leader)
-            twin.trick.cards = list(self.trick.cards)
-        twin.tricks_won = list(self.tricks_won)
-        twin.exposed = list(self.exposed)
-        twin.points = list(self.points) if self.points is not None else None
-        twin.announcements = list(self.announcements)
+        `_DEAL_COPY` names every field: a field added without a line there makes this raise. The
+        auction copies itself (see `_clone_auction`)."""
+        twin = _DEAL_COPY.copy(self)
         twin.auction = _clone_auction(self.auction, self, twin)
         return twin
 
@@ -386,6 +373,19 @@ class Deal:
         self.phase = Phase.END
         self.trick = None
         events.append({"type": "end", "result": self.result()})
+
+
+#: How `Deal.clone` copies each field. Shared: values that never change in place (the ruleset, the
+#: resolved house rules, the hands as dealt, the contract...); the auction is replaced by its own copy.
+#: Copied: the containers, whose items never change once added (completed tricks, log entries).
+_DEAL_COPY = CopyPlan(
+    "Deal",
+    shared=("ruleset", "house_rules", "dealer", "eldest", "dealt", "turn_up", "seed", "seed_commitment",
+            "multiplier", "phase", "contract", "thrown_in", "auction"),
+    copied={"hands": sets_in_list, "log": list.copy, "calls": list.copy, "discards": dict.copy,
+            "tricks": list.copy, "trick": cloned, "tricks_won": list.copy, "exposed": list.copy,
+            "points": container, "announcements": list.copy},
+)
 
 
 def _clone_auction(auction: Auction, deal: Deal, twin: Deal) -> Auction:

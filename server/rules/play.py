@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from .cards import rank_of
+from .copying import CopyPlan
 
 
 class Phase(StrEnum):
@@ -29,10 +30,17 @@ class Trick:
         self.cards: list[tuple[int, str]] = []
         self.winner: int | None = None
 
+    def clone(self) -> Trick:
+        """An independent copy (see `copying.py`)."""
+        return _TRICK_COPY.copy(self)
+
     def as_dict(self) -> dict[str, Any]:
         """The trick as JSON-ready data."""
         cards = [[seat, card] for seat, card in self.cards]
         return {"leader": self.leader, "cards": cards, "winner": self.winner}
+
+
+_TRICK_COPY = CopyPlan("Trick", shared=("leader", "winner"), copied={"cards": list.copy})
 
 
 def trick_winner(cards: Sequence[tuple[int, str]], trump: str | None) -> int:

@@ -17,6 +17,7 @@ import hmac
 from collections.abc import Mapping
 from typing import Any
 
+from .copying import CopyPlan
 from .deal import Deal
 from .deck import cut_for_dealer
 from .errors import IllegalAction
@@ -48,6 +49,10 @@ class Session:
         self.played_deals = 0
         self.redeals = 0  # deals thrown in since the last played deal
         self.deal = Deal.from_seed(self.ruleset, self.deal_seed(0), self.first_dealer, self.house_rules)
+
+    def clone(self) -> Session:
+        """An independent copy (the deal cloned; the history's entries, never changed, shared)."""
+        return _SESSION_COPY.copy(self)
 
     def deal_seed(self, played: int, redeal: int = 0) -> str:
         """The seed of the deal dealt after `played` played deals and `redeal` thrown-in deals since."""
@@ -142,3 +147,12 @@ class Session:
             for seat, action in actions:
                 session.apply(seat, action)
         return session
+
+
+#: How `Session.clone` copies each field (see `copying.py`).
+_SESSION_COPY = CopyPlan(
+    "Session",
+    shared=("ruleset", "house_rules", "secret", "deals_limit", "target", "first_dealer", "played_deals",
+            "redeals"),
+    copied={"balances": list.copy, "history": list.copy, "deal": Deal.clone},
+)

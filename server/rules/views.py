@@ -1,4 +1,9 @@
-"""Per-seat views: the one place that decides what a seat, or a spectator, may see.
+"""Per-seat views: what a seat, or a spectator, is shown, built from the answers of `visibility.py`.
+
+`visibility.py` is the one authority on which cards a seat may know: this module asks it the questions
+about hidden cards (the discard a seat may see, whether the dealer still holds the turn-up) and shows a
+seat only its own hand and the hands laid face up; tests/rules/test_visibility.py checks, at every step
+of every recorded deal, that no view names a card `visibility.hidden_cards` hides from its seat.
 
 A view holds the seat's own hand, the public calls, the turn-up (and whether the dealer still holds
 it), the tricks, each seat's card count, the hands that are face up, the seat's own discard, its legal

@@ -1,6 +1,6 @@
 """The storage port: versioned room state, a per-room event log and chat, the lobby index, and the daily
 challenge's server secret, leaderboards, players' claims of a day and per-deal results. The memory and
-Redis stores implement all of it (and pass one contract suite, tests/server/test_store.py)."""
+Redis stores implement all of it (and pass one contract suite, tests/store/test_store.py)."""
 
 from __future__ import annotations
 

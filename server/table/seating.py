@@ -90,18 +90,22 @@ def join(table: Table, token: str, player: str, wanted: int | None) -> Outcome:
 
 
 def resume(table: Table, token: str) -> Outcome:
-    """Come back with a seat token: the seat (and host rights) it holds. Changes nothing by itself
-    (the connection's arrival is `presence.arrive`)."""
+    """Come back with a seat token: the seat (and host rights) it holds. A seat's resume is stored
+    (`claims`): the connection that resumed last holds the seat on every process, and the turn clock's
+    bot gives the seat back ("I'm back"). The connection's arrival is `presence.arrive`."""
     participant = hash_token(token)
     seat = seat_of(table, participant)
     if seat is None and not is_host(table, participant):
         raise errors.BadToken("this room knows no such token (it may have been given up by 'leave')")
     answer = {"room_id": table.room_id, "seat": seat, "host": is_host(table, participant)}
-    if seat is not None and seat in table.clock_takeover:  # "I'm back": the bot gives the seat back
-        back = clock.came_back(table, seat)
-        return Outcome(back, answer, [{"type": "player_returned", "seat": seat, "reason": "clock"}],
-                       [{"t": "back", "seat": seat}])
-    return Outcome(table, answer, stored=False)
+    if seat is None:
+        return Outcome(table, answer, stored=False)
+    events = []
+    if seat in table.clock_takeover:  # "I'm back": the bot gives the seat back
+        events.append({"type": "player_returned", "seat": seat, "reason": "clock"})
+    claimed = clock.came_back(table, seat).with_claim(seat)
+    return Outcome(claimed, answer, events,
+                   [{"t": "claim", "seat": seat, "claim": claimed.claims[seat]}])
 
 
 def watch(table: Table) -> Outcome:

@@ -1,7 +1,7 @@
 """The table's typed state: options, seats, host, presence and the session, and its stored form.
 
-A `Table` is immutable: every command of `server/table/commands.py` returns a new one. The live rules
-engine object (`Session`) is the one mutable part; commands that change it work on a fork
+A `Table` is immutable: every command (`seating.py`, `play.py`, `presence.py`) returns a new one. The
+live rules engine object (`Session`) is the one mutable part; commands that change it work on a fork
 (`fork_session`), so the table they were given never changes.
 """
 
@@ -116,9 +116,18 @@ class Table:
     clock_once: frozenset[int] = frozenset()  # seats whose clock ran out: the bot plays one action
     chat_muted: frozenset[int] = frozenset()  # seats the host muted in the table chat, for everyone
     play_again: frozenset[int] = frozenset()  # seats whose player asked for a new session ("Play again")
+    # Per seat, how many times its token was resumed: the connection that resumed last holds the seat,
+    # on whichever process it is (an older connection with the same token becomes a spectator).
+    claims: tuple[int, int, int, int] = (0, 0, 0, 0)
     past_records: tuple[JSON, ...] = ()  # earlier sessions' deal records (from the log, never stored)
     presence: Presence = field(default_factory=Presence)
     version: int = 0
+
+    def with_claim(self, seat: int) -> Table:
+        """The table with `seat` claimed once more (a resume of its token)."""
+        claims = list(self.claims)
+        claims[seat] += 1
+        return replace(self, claims=(claims[0], claims[1], claims[2], claims[3]))
 
     def with_seat(self, seat: int, holder: Seat) -> Table:
         """The table with `seat` held by `holder`."""
@@ -128,14 +137,9 @@ class Table:
 
 
 def fork_session(session: Session) -> Session:
-    """An independent copy of a session to apply a change to (the deal is cloned, the finished
-    deals' history is shared: it is only ever appended to)."""
-    twin = Session.__new__(Session)
-    twin.__dict__.update(session.__dict__)  # a shallow copy, without copy.copy's generic machinery
-    twin.balances = list(session.balances)
-    twin.history = list(session.history)
-    twin.deal = session.deal.clone()
-    return twin
+    """An independent copy of a session to apply a change to (`Session.clone`: the deal is cloned, the
+    finished deals' history is shared entry by entry, as entries never change)."""
+    return session.clone()
 
 
 # ------------------------------------------------------------------------------------------- stored form
@@ -181,6 +185,8 @@ def to_stored(table: Table) -> JSON:
         state["chat_muted"] = sorted(table.chat_muted)
     if table.play_again:
         state["play_again"] = sorted(table.play_again)
+    if any(table.claims):
+        state["claims"] = list(table.claims)
     if table.daily is not None:
         state["daily"] = {"day": table.daily.day, "player": table.daily.player,
                           "practice": table.daily.practice}
@@ -216,8 +222,14 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         clock_once=frozenset(int(seat) for seat in state.get("clock_once", [])),
         chat_muted=frozenset(int(seat) for seat in state.get("chat_muted", [])),
         play_again=frozenset(int(seat) for seat in state.get("play_again", [])),
+        claims=_claims_from(state.get("claims", (0, 0, 0, 0))),
         past_records=past,
     )
+
+
+def _claims_from(data: Iterable[Any]) -> tuple[int, int, int, int]:
+    first, second, third, fourth = (int(n) for n in data)
+    return first, second, third, fourth
 
 
 def _clock_from(data: Mapping[str, Any]) -> TurnClock:

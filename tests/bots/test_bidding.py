@@ -1,4 +1,4 @@
-"""Hand evaluation and bidding (issue 5 "Bidding"): estimates per trump suit, misère checks, rare calls."""
+"""Hand evaluation and bidding: estimates per trump suit, misère checks, rare calls."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The expert's calls (`server/bots/calls.py`): the club bouche-trou's trump and who leads in the
-simulation (RULES.md §3, D12); which lone calls the simulation vetoes."""
+simulation (docs/rules.md §3, D12); which lone calls the simulation vetoes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dependencies point one way (DESIGN.md): rules <- bots <- rooms <- app."""
+"""Dependencies point one way (docs/architecture.md): rules <- bots <- rooms <- app."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Card play rules of thumb (issue 5 "Card play"), each on a small position built by hand.
+"""Card play rules of thumb, each on a small position built by hand.
 
 Seats play clockwise; in these positions trump is spades unless said otherwise.
 """

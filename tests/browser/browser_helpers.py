@@ -2,6 +2,11 @@
 
 The player only does what a person can do on the page (click or tap what is shown, press keys). It
 reads the page's state (`window.whistApp`) to decide and to check what it sees, never to act.
+
+The page draws a state a frame after it holds it, and a bot may play between two reads. So the state is
+read only at a moment the page shows it (`whistApp.drawn === whistApp.revision`: the store's revision the
+page has drawn), and a check that compares the page with the state reads both in one script
+(`Player.seen`): both from one moment.
 """
 
 from __future__ import annotations
@@ -97,11 +102,20 @@ SETTLED = """() => {
 }"""
 
 
+#: A script that is true once the page shows the state it holds: it has drawn the store's last revision.
+DRAWN = "() => !!window.whistApp && window.whistApp.drawn === window.whistApp.revision"
+
+#: The part of the page's state the tests read (JSON, as the server sent it).
+STATE_PART = ("{you: a.you, room: a.room, view: a.view, roomId: a.roomId, status: a.conn && a.conn.status,"
+              " pending: a.pendingAction}")
+
+
 def rendered(page: Page) -> bool:
     """Whether the page shows the state it holds (the table drawn for the room's current version)."""
     result: bool = page.evaluate(
         "() => { const a = window.whistApp; const s = document.querySelector('.table-screen');"
-        " return !!(a && a.room && s && s.dataset.version === String(a.room.version)); }"
+        " return !!(a && a.room && a.drawn === a.revision && s"
+        " && s.dataset.version === String(a.room.version)); }"
     )
     return result
 
@@ -112,7 +126,9 @@ def hand_shows_legal_cards(page: Page) -> str | None:
     problem: str | None = page.evaluate(
         """() => {
           const a = window.whistApp, s = document.querySelector('.table-screen');
-          if (!a || !a.view || !s || s.dataset.version !== String(a.room.version)) return 'not drawn yet';
+          if (!a || !a.view || a.drawn !== a.revision || !s || s.dataset.version !== String(a.room.version)) {
+            return 'not drawn yet';
+          }
           const legal = new Set(a.view.legal.filter(x => /^(play|discard) /.test(x))
             .map(x => x.split(' ')[1]));
           const cardsOf = s => new Set([...document.querySelectorAll(s)].map(e => e.dataset.card));
@@ -140,6 +156,17 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, message: str
         time.sleep(0.05)
 
 
+def read_when_drawn(read: Callable[[], Any], timeout: float = 30.0) -> Any:
+    """Call `read` (a script that answers null while the page has not drawn the state it holds) until it
+    answers something else."""
+    deadline = time.monotonic() + timeout
+    while (value := read()) is None:
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the page to draw the state it holds")
+        time.sleep(0.02)
+    return value
+
+
 class Player:
     """One person at one page."""
 
@@ -151,12 +178,22 @@ class Player:
     # ---------------------------------------------------------------- what the page knows
 
     def state(self) -> dict[str, Any]:
-        """The page's copy of the server state: `you`, `room`, `view`, `roomId`, connection status."""
-        result: dict[str, Any] = self.page.evaluate(
-            "() => { const a = window.whistApp; if (!a) return {};"
-            " return JSON.parse(JSON.stringify({you: a.you, room: a.room, view: a.view, roomId: a.roomId,"
-            " status: a.conn && a.conn.status, pending: a.pendingAction})); }"
-        )
+        """The page's copy of the server state (`you`, `room`, `view`, `roomId`, connection status), read
+        at a moment the page shows it ({} before the page has started)."""
+        script = ("() => { const a = window.whistApp; if (!a) return {};"
+                  " if (a.drawn !== a.revision) return null;"
+                  f" return JSON.parse(JSON.stringify({STATE_PART})); }}")
+        result: dict[str, Any] = read_when_drawn(lambda: self.page.evaluate(script))
+        return result
+
+    def seen(self, script: str, arg: Any = None) -> dict[str, Any]:
+        """The state and what `script` (a function of `arg`, run in the page) finds, read together at a
+        moment the page shows that state: `{"state": ..., "found": ...}`. A check that compares the page
+        with the state uses this, never two reads (a bot may play between them)."""
+        together = ("([arg]) => { const a = window.whistApp; if (!a || a.drawn !== a.revision) return null;"
+                    f" return {{state: JSON.parse(JSON.stringify({STATE_PART})),"
+                    f" found: ({script})(arg)}}; }}")
+        result: dict[str, Any] = read_when_drawn(lambda: self.page.evaluate(together, [arg]))
         return result
 
     def view(self) -> dict[str, Any] | None:

@@ -72,25 +72,28 @@ def test_cards_seats_and_the_trick_have_names_and_plays_are_read_out(
     page.fill("#player-name", "Ada")
     page.click("#quick-play")
 
-    def in_play_with_a_trick() -> bool:
-        view = player.view()
+    names_script = """() => { const named = e => [e.getAttribute('role'), e.getAttribute('aria-label')];
+      return {
+        hand: [...document.querySelectorAll('.hand .card')].map(e => e.getAttribute('aria-label')),
+        seats: [...document.querySelectorAll('.board .seat')].map(named),
+        trick: [...document.querySelectorAll('.trick .card')].map(named),
+      }; }"""
+
+    def names_with_a_trick_on_the_table() -> dict[str, Any] | None:
+        """The names on the page, read at a moment its view has cards on the table and in the hand
+        (a bot may complete the trick between two reads)."""
+        seen = player.seen(names_script)
+        view = seen["state"]["view"]
         if view and view["phase"] == "end":
             player.next_deal()
-            return False
+            return None
         on_table = bool(view and view["phase"] == "play" and view["trick"] and view["trick"]["cards"])
-        if view and player.my_turn() and not on_table:
+        if view and player.my_turn(view) and not on_table:
             player.act_by_clicking()
-        return on_table
+        found: dict[str, Any] = seen["found"]
+        return found if on_table and view["hand"] else None
 
-    wait_until(in_play_with_a_trick, timeout=90, message="a card on the table")
-    wait_until(lambda: rendered(page), message="the table drawn")
-    names = page.evaluate(
-        """() => { const named = e => [e.getAttribute('role'), e.getAttribute('aria-label')]; return {
-          hand: [...document.querySelectorAll('.hand .card')].map(e => e.getAttribute('aria-label')),
-          seats: [...document.querySelectorAll('.board .seat')].map(named),
-          trick: [...document.querySelectorAll('.trick .card')].map(named),
-        }; }"""
-    )
+    names = wait_until(names_with_a_trick_on_the_table, timeout=90, message="a card on the table")
     assert names["hand"] and all(" of " in name for name in names["hand"])
     assert len(names["seats"]) == 4
     assert all(role == "group" and "cards" in label for role, label in names["seats"])

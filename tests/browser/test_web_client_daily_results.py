@@ -1,5 +1,5 @@
-"""The daily challenge in Chromium, counted once per browser (issue 12) and "how others played this
-deal" (issue 13): a person plays a deal of today's challenge, sees the other games' contracts and
+"""The daily challenge in Chromium, counted once per browser, and "how others played this
+deal": a person plays a deal of today's challenge, sees the other games' contracts and
 scores on it with their own place; replaying the challenge in the same browser is marked "Practice"
 (docs/protocol.md, "Daily challenge")."""
 

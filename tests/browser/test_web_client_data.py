@@ -1,5 +1,5 @@
 """The create-room form is drawn from what `hello` sends (`ruleset_info`), not from a copy in the page:
-the page holds no rule tables (issue 9). tests/server/test_table_requests.py checks that `ruleset_info`
+the page holds no rule tables. tests/server/test_table_requests.py checks that `ruleset_info`
 matches the rules engine; here the page shows exactly that, and shows a changed `hello` as it is."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Provably fair deals on screen (issue 12), in Chromium: the page's own shuffle (js/fair.js, WebCrypto)
+"""Provably fair deals on screen, in Chromium: the page's own shuffle (js/fair.js, WebCrypto)
 deals what the rules engine deals; a deal played in each ruleset ends with "verified"; a deal whose end
 state was tampered with on its way to the page ends with "not verified"; the page links to how to check
 a deal by hand, served by the server itself."""

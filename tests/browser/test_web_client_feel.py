@@ -65,16 +65,21 @@ def test_cards_move_for_a_moment_and_nothing_moves_forever(
     page.click("#quick-play")
     wait_until(lambda: player.view(), message="the deal")
     wait_until(lambda: rendered(page), message="the table")
-    # Opponents' hands are card backs, fanned by count, with no card name in them.
-    view = player.view()
+    # Opponents' hands are card backs, fanned by count, with no card name in them: the backs and the
+    # view read at one moment (a bot may play between two reads).
+    seen = player.seen(
+        """() => ({backs: [0, 1, 2, 3].map(seat => ({
+               fans: document.querySelectorAll(`.seat[data-seat='${seat}'] .backs`).length,
+               cards: document.querySelectorAll(`.seat[data-seat='${seat}'] .backs .card-back`).length})),
+             named: document.querySelectorAll('.backs [data-card]').length})""")
+    view = seen["state"]["view"]
     assert view is not None
-    for seat in range(4):
+    for seat, backs in enumerate(seen["found"]["backs"]):
         if seat == view["seat"]:
-            assert page.locator(f".seat[data-seat='{seat}'] .backs").count() == 0
+            assert backs["fans"] == 0
             continue
-        backs = page.locator(f".seat[data-seat='{seat}'] .backs .card-back")
-        assert backs.count() == view["hand_counts"][seat]
-    assert page.locator(".backs [data-card]").count() == 0
+        assert backs["cards"] == view["hand_counts"][seat]
+    assert seen["found"]["named"] == 0
     play_some_cards(player)
     assert page.evaluate("() => window.animationsStarted") > 0  # the deal and the cards moved
     assert endless_animations(page) == []
@@ -234,4 +239,29 @@ def test_the_servers_legal_info_decides_tricks_rare_and_prompt(
     assert "9 tricks with a partner" in page.inner_text("#rare-sheet")
     page.click("#rare-sheet button[data-action='propose H']")
     assert acted(page) == ["propose H"]
+    context.close()
+
+
+def test_an_error_the_player_need_not_see_is_reported_not_dropped(browser: Browser, server_url: str) -> None:
+    # A browser that refuses to start the sounds: the page stays silent, and says why in the console and
+    # to its error hook (`whistApp.reported`), instead of swallowing the refusal.
+    context = new_context(browser, "desktop")
+    page = context.new_page()
+    page.add_init_script("""window.AudioContext = class {
+        constructor() { this.state = 'suspended'; this.currentTime = 0; this.destination = {}; }
+        resume() { return Promise.reject(new Error('audio not allowed here')); } };""")
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    player = Player(page)
+    page.goto(server_url)
+    page.wait_for_function("window.whistApp && window.whistApp.roomsLoaded")
+    assert page.evaluate("() => window.whistApp.reported") == []
+    page.click("#settings-btn")
+    page.check("[data-key=sound]")
+    wait_until(lambda: page.evaluate("() => window.whistApp.reported.length") > 0, message="the report")
+    reported = page.evaluate("() => window.whistApp.reported")
+    assert [entry["message"] for entry in reported] == ["audio not allowed here"]
+    assert reported[0]["where"].startswith("starting the sounds")
+    wait_until(lambda: any("audio not allowed here" in text for text in warnings), message="a warning")
+    assert player.errors == []
     context.close()

@@ -167,8 +167,8 @@ def test_the_hint_highlights_what_the_bot_would_play(browser: Browser, server_ur
                // The server logs a hint, so a new state (a new room version) comes before the answer.
                if (type === 'hint') {
                  const app = window.whistApp;
-                 app.room = {...app.room, version: app.room.version + 1};
-                 app.rerender();
+                 app.update.stateReceived({you: app.you, view: app.view,
+                                           room: {...app.room, version: app.room.version + 1}});
                  return Promise.resolve({action: choice, bot: 'heuristic'});
                }
                return real(type, fields); }; }""",
@@ -206,8 +206,8 @@ def test_there_is_no_hint_button_in_a_daily_challenge_room(
     page = context.new_page()
     show(page, server_url, play_view(), 0)
     assert page.locator("[data-key=hint]").count() == 1
-    page.evaluate("() => { const a = window.whistApp; a.room = {...a.room, daily: '2026-12-01'};"
-                  " a.rerender(); }")
+    page.evaluate("() => { const a = window.whistApp; a.update.stateReceived("
+                  "{you: a.you, view: a.view, room: {...a.room, daily: '2026-12-01'}}); }")
     page.wait_for_selector("[data-key=hint]", state="detached")
     assert page.locator(".hand .card.playable").count() >= 1
     context.close()

@@ -121,7 +121,7 @@ def test_a_person_plays_a_whole_couleur_deal_against_three_bots_by_clicking(
     else:
         pytest.fail(f"no deal was played in {MAX_DEALS} deals")
     assert view["result"]["tricks_played"] >= 1
-    if RULESET != "belge-club":  # the club table is not zero-sum (RULES.md §3, D13)
+    if RULESET != "belge-club":  # the club table is not zero-sum (docs/rules.md §3, D13)
         assert sum(view["result"]["points"]) == 0
     assert player.errors == []
     context.close()
@@ -179,7 +179,8 @@ def focused_call_and_legal(page: Page) -> list[Any] | None:
     shows the state it holds."""
     found: list[Any] | None = page.evaluate(
         "() => { const a = window.whistApp, s = document.querySelector('.table-screen');"
-        " if (!a || !a.view || !s || s.dataset.version !== String(a.room.version)) return null;"
+        " if (!a || !a.view || a.drawn !== a.revision || !s || s.dataset.version !== String(a.room.version))"
+        " return null;"
         " return [document.activeElement.dataset.action, a.view.legal]; }"
     )
     return found
@@ -270,11 +271,10 @@ def test_the_session_ends_with_final_balances_and_downloadable_deal_records(
         player.next_deal()
     page.wait_for_selector("#summary #download-records")
     assert "Final balances" in page.inner_text("#summary")
-    balances = player.state()["room"]["balances"]
-    shown = page.eval_on_selector_all(
-        "#summary .score-table tbody tr", "rows => rows.map(r => r.querySelectorAll('td')[2].textContent)"
-    )
-    assert [int(text.replace("+", "")) for text in shown] == balances
+    seen = player.seen("() => [...document.querySelectorAll('#summary .score-table tbody tr')]"
+                       ".map(r => r.querySelectorAll('td')[2].textContent)")
+    balances = seen["state"]["room"]["balances"]
+    assert [int(text.replace("+", "")) for text in seen["found"]] == balances
 
     # The last trick can be reviewed from the table.
     page.click("button[data-key=hide-summary]")

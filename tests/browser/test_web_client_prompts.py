@@ -69,12 +69,10 @@ def show(page: Page, server_url: str, view: dict[str, Any], seat: int | None) ->
         """([view, room, seat]) => {
             const app = window.whistApp;
             window.acted = [];
-            app.act = (action) => { window.acted.push(action); };
-            app.roomId = 'fake';
-            app.you = {seat, host: seat !== null, spectator: seat === null};
-            app.room = room;
-            app.view = view;
-            app.rerender();
+            app.actions.act = (action) => { window.acted.push(action); };
+            app.update.roomEntered(room.room_id);
+            app.receive({type: 'state', room_id: room.room_id, room, view,
+                         you: {seat, host: seat !== null, spectator: seat === null}});
         }""",
         [view, room_for(view, seat), seat],
     )
@@ -261,7 +259,7 @@ def test_every_rare_call_can_be_reached_on_a_phone(browser: Browser, server_url:
 def test_a_server_error_pushes_the_table_down_instead_of_covering_a_seat(
     browser: Browser, server_url: str, size: str
 ) -> None:
-    # Issue 13: nothing overlaps a seat, the hand or the calling panel at any size; an error box used to
+    # Nothing overlaps a seat, the hand or the calling panel at any size; an error box used to
     # sit over the top seat's name (fixed position under the bar).
     deal = Deal.from_seed("couleur", seed="s27", dealer=0, house_rules={}, multiplier=1)
     context = new_context(browser, size)

@@ -9,11 +9,11 @@ import os
 from typing import Any
 
 import pytest
-from browser_helpers import Player, cards_on, new_context, wait_until
+from browser_helpers import Player, new_context, wait_until
 from playwright.sync_api import Browser, Page
 
 RULESET = os.environ.get("WHIST_BROWSER_RULESET", "couleur")
-# The spread misère of each ruleset, and when its hand goes face up (RULES.md §1-§3).
+# The spread misère of each ruleset, and when its hand goes face up (docs/rules.md §1-§3).
 SPREAD_MISERE = {
     "couleur": ("misere-etalee", "before_play"),
     "solo-whist": ("spread-misere", "after_trick1"),
@@ -42,31 +42,31 @@ def deal_shown(player: Player) -> tuple[Any, Any]:
 def check_spectator_sees_no_hidden_card(spectator: Player, players: list[Player]) -> None:
     """Cards a player held before and after reading the spectator's page never appear on it.
 
-    Judged only while the spectator's page shows the players' deal, not yet ended: a page that lags
-    behind (a busy machine) may still show the previous deal's summary, where every hand is public."""
+    The spectator's page and its view are read at one moment (`Player.seen`). Judged only while the
+    spectator's page shows the players' deal, not yet ended: a page that lags behind (a busy machine)
+    may still show the previous deal's summary, where every hand is public."""
     deals = [deal_shown(p)[0] for p in players]
     before = [held_cards(p) for p in players]
-    spectator_deal = deal_shown(spectator)
-    view = spectator.view() or {}
+    seen = spectator.seen("""() => ({
+        cards: [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
+        text: document.body.innerText})""")
+    state = seen["state"]
+    view = state.get("view") or {}
+    spectator_deal = (state.get("room") or {}).get("deal_number"), view.get("phase")
     # Public although held: a hand lying face up, and the turn-up card (the dealer keeps it).
     exposed = {card for cards in (view.get("exposed") or {}).values() for card in cards}
     if view.get("turn_up"):
         exposed.add(view["turn_up"])
-    shown = set(spectator.shown_cards())
-    # A hand laid face up between reading the view and reading the page is public too (the page may
-    # already draw the state that exposed it).
-    exposed |= {card for cards in ((spectator.view() or {}).get("exposed") or {}).values() for card in cards}
+    shown = set(seen["found"]["cards"])
     after = [held_cards(p) for p in players]
-    spectator_after = deal_shown(spectator)
-    numbers = {*deals, *(deal_shown(p)[0] for p in players), spectator_deal[0], spectator_after[0]}
-    if len(numbers) != 1 or "end" in (spectator_deal[1], spectator_after[1]):
+    numbers = {*deals, *(deal_shown(p)[0] for p in players), spectator_deal[0]}
+    if len(numbers) != 1 or spectator_deal[1] == "end":
         return
     for old, new in zip(before, after, strict=True):
         hidden = (old & new) - exposed
         assert not (shown & hidden), f"the spectator's page shows hidden cards {sorted(shown & hidden)}"
-    text = spectator.page.inner_text("body")
     assert view.get("hand") is None
-    assert "Your hand" not in text
+    assert "Your hand" not in seen["found"]["text"]
 
 
 def test_two_players_share_a_link_while_a_third_watches_and_never_sees_a_hidden_card(
@@ -181,7 +181,9 @@ def test_a_reload_returns_the_player_to_the_same_seat_mid_deal(browser: Browser,
     played_since = {card for _, card in (after["view"]["trick"] or {}).get("cards", [])}
     assert set(after["view"]["hand"]) <= set(before["view"]["hand"])
     assert set(before["view"]["hand"]) - set(after["view"]["hand"]) <= played_since
-    assert set(cards_on(player.page, ".hand .card")) == set(after["view"]["hand"])
+    # The hand on the page is the view's, both read at one moment.
+    seen = player.seen("() => [...document.querySelectorAll('.hand .card')].map(e => e.dataset.card)")
+    assert set(seen["found"]) == set(seen["state"]["view"]["hand"])
     assert "Rita" in player.page.inner_text(".seat.me")
     player.wait_for_summary()
     assert player.errors == []
@@ -241,19 +243,30 @@ def test_a_spread_misere_hand_appears_at_the_right_moment(browser: Browser, serv
     else:
         pytest.fail(f"{verb} was never played")
 
-    row = spectator.page.locator(f'.exposed-row[data-seat="{seat}"]')
+    row_selector = f'.exposed-row[data-seat="{seat}"]'
+    row = spectator.page.locator(row_selector)
     if moment == "after_trick1":
-        # Face down until trick 1 is complete.
+        # Face down until trick 1 is complete: judged on the spectator's page against its own view,
+        # read at one moment.
         while len((declarer.view() or {}).get("tricks", [])) == 0:
-            assert row.count() == 0
+            seen = spectator.seen("(s) => document.querySelectorAll(s).length", row_selector)
+            if not ((seen["state"]["view"] or {}).get("tricks") or []):
+                assert seen["found"] == 0, "a spread hand shown before trick 1 is complete"
             check_spectator_sees_no_hidden_card(spectator, [declarer])
             if declarer.my_turn():
                 declarer.act_by_clicking()
             declarer.page.wait_for_timeout(20)
     row.wait_for(state="visible", timeout=5000)
-    shown = set(row.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
-    hand = held_cards(declarer)
-    assert hand and (shown == hand or (shown - hand) <= set(spectator.shown_cards()))
+    # The row shows the hand the spectator's view exposes (both read at one moment), and that is the
+    # declarer's hand: the two pages may show different moments, but a hand only loses cards, so the
+    # row holds the declarer's hand read after it, or lies within the one read before it.
+    held_before = held_cards(declarer)
+    seen = spectator.seen(
+        "(s) => [...document.querySelectorAll(s + ' [data-card]')].map(e => e.dataset.card)", row_selector)
+    held_after = held_cards(declarer)
+    shown = set(seen["found"])
+    assert shown and shown == set(((seen["state"]["view"] or {}).get("exposed") or {}).get(str(seat), []))
+    assert shown <= held_before or held_after <= shown
     assert "face up" in row.inner_text()
     declarer.wait_for_summary()
     for context in contexts:

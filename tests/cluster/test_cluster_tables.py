@@ -1,4 +1,4 @@
-"""Tables served by several processes on one Redis, behind HAProxy (issue 10), started with the
+"""Tables served by several processes on one Redis, behind HAProxy, started with the
 cluster launcher: players of one room on different replicas, the owner killed, Redis stopped, two
 moves at once through two replicas, and a rolling restart while tables play.
 
@@ -16,7 +16,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from cluster_players import (
+
+from bench.cluster_players import (
     Player,
     acted,
     cards_played,
@@ -25,7 +26,6 @@ from cluster_players import (
     owner_replica,
     records_of,
 )
-
 from server.client import ServerError, WhistClient
 from server.cluster import Cluster
 from server.cluster.processes import wait_until

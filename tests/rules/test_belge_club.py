@@ -1,4 +1,4 @@
-"""Belgian club rules (`belge-club`): RULES.md §3 and D10-D13, with what §3 inherits from §2 (D6-D8).
+"""Belgian club rules (`belge-club`): docs/rules.md §3 and D10-D13, with what §3 inherits from §2 (D6-D8).
 
 Dealer 3 throughout unless said otherwise: seat 0 is eldest, speech goes 0 1 2 3. The turn-up is the
 dealer's last listed card.
@@ -116,7 +116,7 @@ OUTBID_TEAM = [(0, "propose H"), (1, "accept H"), (2, "petite-misere"), (3, "pas
 
 
 def test_solo_after_accepting_the_outbid_speaker_may_go_alone_in_any_suit() -> None:
-    """RULES.md §3 "must have proposed, maintained or accepted before": the acceptor, outbid, may go solo."""
+    """docs/rules.md §3 "must have proposed, maintained or accepted before": the acceptor may go solo."""
     deal = club(OUTBID_TEAM)
     legal = deal.legal_actions(1)
     assert {"pass", "raise 12", "raise 13"} <= set(legal)

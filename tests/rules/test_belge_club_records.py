@@ -3,7 +3,7 @@
 
 Written by records/couleur/make_belgian_records.py (solo_8_after_accepting: the ROUND hands of
 belgian_helpers, each card the first legal one, written with `Deal.to_record`); the expected results
-were checked by hand against RULES.md §3 and the points table of seeds/belge-club.toml (the comments
+were checked by hand against docs/rules.md §3 and the points table of seeds/belge-club.toml (the comments
 give the figures).
 """
 

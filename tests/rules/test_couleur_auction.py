@@ -1,4 +1,4 @@
-"""Whist à la couleur auction: RULES.md §2 "Auction" (D6), the trou (D7), tour de passe and doubling.
+"""Whist à la couleur auction: docs/rules.md §2 "Auction" (D6), the trou (D7), tour de passe and doubling.
 
 Dealer 3 throughout unless said otherwise: seat 0 is eldest and speech goes 0 1 2 3. `ROUND` hands give
 every seat every suit and one ace (no trou); `swap` builds voids and trous.
@@ -240,7 +240,7 @@ def test_D6_partner_takes_over_as_solo_when_the_team_speaker_passes() -> None:
 
 
 def test_D6_outbid_speaker_may_only_raise_or_pass_no_solo_in_couleur() -> None:
-    """RULES.md §2: "the acceptor may raise it (9, 10, ... 13) or pass" (the club also lets him go solo)."""
+    """docs/rules.md §2: "the acceptor may raise it (9, 10, ... 13) or pass" (the club: or go solo)."""
     deal = couleur([(0, "propose H"), (1, "accept H"), (2, "petite-misere"), (3, "pass")])
     assert deal.legal_actions(1) == ["pass", "raise 12", "raise 13"]
     assert_rejected(deal, 1, "solo 8 H", IllegalAction, "may only raise it or pass")

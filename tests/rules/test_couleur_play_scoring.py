@@ -1,4 +1,4 @@
-"""Whist à la couleur play and scoring: RULES.md §2 "Misères have no trump...", D8 (early stop), D9 and
+"""Whist à la couleur play and scoring: docs/rules.md §2 "Misères have no trump...", D8 (early stop), D9 and
 every row of §2 "Scoring". Expected figures are written out from 001 "Le barème", not computed.
 """
 

@@ -1,7 +1,7 @@
 """Seeded random playouts of `couleur` and `belge-club` that reach every contract of each ladder.
 
 The lead's tests/rules/test_property.py checks the engine's invariants over every ruleset; this one
-steers the random auction so that every rung is played (RULES.md §2 and §3 ladders) and prints how often
+steers the random auction so that every rung is played (docs/rules.md §2 and §3 ladders) and prints how often
 each contract was played (`pytest -s`). At each deal's end: couleur is zero-sum (§2), a deal's points
 are its ruleset's score times the multiplier, and the tricks add up.
 """

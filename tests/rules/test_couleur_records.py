@@ -2,7 +2,7 @@
 `python -m server.rules replay` in a subprocess.
 
 The records were written by records/couleur/make_belgian_records.py; the expected results below were
-checked by hand against RULES.md §2 (the comments give the arithmetic), not copied blindly from the
+checked by hand against docs/rules.md §2 (the comments give the arithmetic), not copied blindly from the
 engine. Each step also checks that the action was listed as legal, that no view shows a hidden card,
 that 52 cards are conserved, and who won each trick against a reference written apart from the engine.
 """

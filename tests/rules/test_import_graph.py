@@ -8,68 +8,14 @@ edge: only what a module names in its own imports is.
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Mapping
-from graphlib import CycleError, TopologicalSorter
-from pathlib import Path
-
 import pytest
+from import_checks import SERVER, find_cycle, import_graph, package_sources
 
-RULES = Path(__file__).resolve().parents[2] / "server" / "rules"
-
-
-def module_name(path: Path) -> str:
-    """`server.rules.variants.couleur` for server/rules/variants/couleur.py (a package: its name)."""
-    parts = ["server", *path.relative_to(RULES.parent).with_suffix("").parts]
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def resolve(node: ast.ImportFrom | ast.Import, importer: str, is_package: bool,
-            modules: set[str]) -> list[str]:
-    """The modules of `modules` that the import statement names."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names if alias.name in modules]
-    if node.level:
-        package = importer.split(".") if is_package else importer.split(".")[:-1]
-        base = ".".join(package[: len(package) - node.level + 1])
-        target = f"{base}.{node.module}" if node.module else base
-    else:
-        target = node.module or ""
-    named = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules]
-    return named or ([target] if target in modules else [])
-
-
-def import_graph(sources: Mapping[str, tuple[str, bool]]) -> tuple[dict[str, set[str]], list[str]]:
-    """The import edges between `sources` (name -> (source, is_package)) and the imports that are not at
-    the top level of their module."""
-    modules = set(sources)
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    nested: list[str] = []
-    for name, (source, is_package) in sources.items():
-        tree = ast.parse(source)
-        top_level = {id(node) for node in tree.body}
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Import | ast.ImportFrom):
-                continue
-            targets = [t for t in resolve(node, name, is_package, modules) if t != name]
-            if targets and id(node) not in top_level:
-                nested.append(f"{name} line {node.lineno}: {ast.unparse(node)}")
-            graph[name].update(targets)
-    return graph, nested
-
-
-def find_cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
-    """A cycle of the graph, or None."""
-    try:
-        tuple(TopologicalSorter(graph).static_order())
-    except CycleError as error:
-        return list(error.args[1])
-    return None
+RULES = SERVER / "rules"
 
 
 def rules_sources() -> dict[str, tuple[str, bool]]:
-    return {module_name(path): (path.read_text(encoding="utf-8"), path.name == "__init__.py")
-            for path in sorted(RULES.rglob("*.py"))}
+    return package_sources(RULES)
 
 
 def test_server_rules_import_graph_has_no_cycle() -> None:

@@ -1,4 +1,4 @@
-"""`legal_info` in every seat view (issue 9 item 4): one entry per legal action, in the same order, with
+"""`legal_info` in every seat view: one entry per legal action, in the same order, with
 what a client needs to show it, from the ruleset's data; and `Ruleset.describe()` for the lobby."""
 
 from __future__ import annotations

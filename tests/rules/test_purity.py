@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 import sys
-from pathlib import Path
 
-RULES = Path(__file__).resolve().parents[2] / "server" / "rules"
+from import_checks import SERVER, imported_modules
 
-
-def imported_modules(source: str, package: list[str]) -> list[str]:
-    """Absolute names of the modules `source` imports; `package` is its package, e.g. [server, rules]."""
-    names: list[str] = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                names.append(".".join([*base, *(node.module.split(".") if node.module else [])]))
-            else:
-                assert node.module is not None
-                names.append(node.module)
-    return names
+RULES = SERVER / "rules"
 
 
 def impure_imports(source: str, package: list[str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""`python -m server.rules replay FILE [--view SEAT] [--at N]` as ../shared/DEAL-RECORD.md says."""
+"""`python -m server.rules replay FILE [--view SEAT] [--at N]` as docs/deal-record.md says."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Solo Whist auction, trump naming and lead rules: RULES.md §1 "Auction" and "Play", D2, D3, D4.
+"""Solo Whist auction, trump naming and lead rules: docs/rules.md §1 "Auction" and "Play", D2, D3, D4.
 
 Dealer 3 throughout unless said otherwise, so seat 0 is eldest and the order of speech is 0 1 2 3.
 """

@@ -1,4 +1,4 @@
-"""Solo Whist scoring (RULES.md §1 "Scoring"), the stake multiplier, the house rules `overtricks` and
+"""Solo Whist scoring (docs/rules.md §1 "Scoring"), the stake multiplier, the house rules `overtricks` and
 `stakes_table`, and the early end of play (D5).
 
 Most deals here use SUIT_HANDS: seat 0 holds the spades, 1 the hearts, 2 the diamonds, 3 the clubs.

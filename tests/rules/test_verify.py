@@ -1,5 +1,5 @@
 """Provably fair deals: the seed commitment in every view and record, and `python -m server.rules verify`
-(issue 12; docs/deal-record.md "Checking a deal by hand")."""
+(docs/deal-record.md "Checking a deal by hand")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Classic partnership whist (`whist`), one test per clause of issue 9 item 7 (docs/adding-a-ruleset.md).
+"""Classic partnership whist (`whist`), one test per clause of docs/rules.md §4 (docs/adding-a-ruleset.md).
 
 Clauses: fixed partnerships (0-2 against 1-3); no auction; trump from the turned-up last card of the
 dealer, in the dealer's hand and public until played; eldest leads; all 13 tricks are played; each

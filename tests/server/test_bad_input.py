@@ -13,8 +13,10 @@ from server_helpers import Connect, LiveServer
 from websockets.asyncio.client import connect as connect_raw
 from websockets.exceptions import ConnectionClosed
 
-from server.app import MAX_STRIKES, Limits
 from server.client import WhistClient
+from server.settings import Limits
+
+MAX_STRIKES = Limits().max_strikes
 
 
 async def started_table(connect: Connect) -> list[WhistClient]:
@@ -159,9 +161,9 @@ async def test_answers_and_pushes_follow_the_client_encoding(live: LiveServer) -
         await websocket.send(json.dumps({"type": "hello", "id": 1, "name": "Enc"}))
         assert json.loads(await websocket.recv())["type"] == "ok"
         await websocket.send(msgpack.packb({"type": "create_room", "id": 2, "ruleset": "solo-whist"}))
-        frames = [await websocket.recv() for _ in range(2)]  # the state push and the answer
+        frames = [await websocket.recv() for _ in range(3)]  # the state and chat pushes, and the answer
         assert all(isinstance(frame, bytes) for frame in frames)
-        assert {msgpack.unpackb(frame)["type"] for frame in frames} == {"state", "ok"}
+        assert {msgpack.unpackb(frame)["type"] for frame in frames} == {"state", "chat", "ok"}
         await websocket.send(json.dumps({"type": "ping", "id": 3}))
         assert json.loads(await websocket.recv()) == {"type": "ok", "id": 3, "result": {}}
 

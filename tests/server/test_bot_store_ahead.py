@@ -12,8 +12,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.app import Limits, WhistServer
 from server.client import WhistClient
+from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
 from server.table import facts, play, to_stored
 

@@ -1,4 +1,4 @@
-"""The daily challenge through real websockets, on both stores (RULES.md §2 "Daily challenge").
+"""The daily challenge through real websockets, on both stores (docs/rules.md §2 "Daily challenge").
 
 Every player of a UTC day gets the same deals against the same deterministic bots, so equal play gives
 equal results; the next day's deals differ; the deals come from a server secret, not from the date.

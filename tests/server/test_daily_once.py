@@ -1,5 +1,5 @@
-"""The daily challenge counts once per player key (issue 12), and "how others played this deal"
-(issue 13), through real websockets on both stores (docs/protocol.md, "Daily challenge")."""
+"""The daily challenge counts once per player key, and "how others played this deal",
+through real websockets on both stores (docs/protocol.md, "Daily challenge")."""
 
 from __future__ import annotations
 

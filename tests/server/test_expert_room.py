@@ -1,4 +1,4 @@
-"""The expert bot in the product (issue 11): a room's bots may be `expert`; the live bot driver asks
+"""The expert bot in the product: a room's bots may be `expert`; the live bot driver asks
 it through the process pool (`server/bots/pool.py`), deterministically, and meters its decisions."""
 
 from __future__ import annotations

@@ -23,14 +23,13 @@ from typing import Any
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from leak_check import hidden_card_leaks
-from server_helpers import cards_in
 
-from server.app import WhistServer
+from bench.leak_check import cards_in, hidden_card_leaks
 from server.client import WhistClient
 from server.coord import new_process_id, redis_coordination
-from server.limits import Limits
 from server.rules import ruleset_names
+from server.server import WhistServer
+from server.settings import Limits
 from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 from server.table.state import to_stored

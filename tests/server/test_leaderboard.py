@@ -1,4 +1,4 @@
-"""The daily leaderboard (RULES.md §2 "Game score"): score = total + 1000, a game enters after 2 played
+"""The daily leaderboard (docs/rules.md §2 "Game score"): score = total + 1000, a game enters after 2 played
 deals, the deal count beside each score, equal scores ranked by who got there first, through real
 websockets on both stores (the store's own leaderboard methods are in the store contract suite,
 test_store.py)."""

@@ -15,11 +15,12 @@ from collections.abc import AsyncIterator, Callable, Iterable
 
 import pytest
 
-from server.app import Limits, WhistServer
 from server.client import WhistClient
 from server.coord import leases as leases_module
 from server.coord import new_process_id, redis_coordination
 from server.coord.leases import Leases, MemoryLeases
+from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
 from server.table import facts
 

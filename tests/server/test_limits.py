@@ -18,11 +18,12 @@ from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 
-from server.__main__ import limits_from, parse_args
-from server.app import WhistServer
+from server.__main__ import parse_args
 from server.client import ServerError, WhistClient
 from server.http import UNIX_PEER, client_address, parse_networks
-from server.limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, Limits
+from server.limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS
+from server.server import WhistServer
+from server.settings import Limits, limits_from
 from server.store import MemoryStore
 
 StartServer = Callable[..., Awaitable[LiveServer]]

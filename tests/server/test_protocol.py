@@ -12,9 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server import protocol
-from server.app import ERROR_CODES, wire_error
 from server.protocol import MESSAGE_ADAPTER, ProtocolError, decode_frame, parse_request
-from server.table import errors
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -118,27 +116,6 @@ def test_encoding_follows_the_requested_kind() -> None:
     message = protocol.ok(1, {"seat": 2})
     assert json.loads(protocol.encode_frame(message, binary=False)) == message
     assert msgpack.unpackb(protocol.encode_frame(message, binary=True)) == message
-
-
-def test_every_table_error_has_a_wire_code() -> None:
-    # The table core raises typed errors; the edge (server/app.py) maps each to its code.
-    kinds = [kind for kind in vars(errors).values()
-             if isinstance(kind, type) and issubclass(kind, errors.TableError)
-             and kind is not errors.TableError]
-    assert len(kinds) > 20
-    assert [kind.__name__ for kind in kinds if kind not in ERROR_CODES] == []
-    assert wire_error(errors.HintsOff("no")).code == "hints_off"
-
-
-def test_every_error_code_the_server_uses_is_documented() -> None:
-    sources = (Path(__file__).resolve().parents[2] / "server").glob("*.py")
-    pattern = re.compile(r'ProtocolError\(\s*"([a-z_]+)"')
-    codes = {code for path in sources for code in pattern.findall(path.read_text())}
-    codes |= set(ERROR_CODES.values())
-    assert len(codes) > 20
-    table = DOC.read_text().split("| code | when |", 1)[1]
-    missing = sorted(code for code in codes if f"`{code}`" not in table)
-    assert not missing, f"error codes missing from docs/protocol.md: {missing}"
 
 
 json_values = st.recursive(

@@ -7,8 +7,7 @@ import asyncio
 import time
 from typing import Any
 
-from server.live import BOT_SLOTS, BotScheduler, Tables
-from server.protocol import CreateRoom
+from server.live import BOT_SLOTS, BotScheduler, NewRoom, SessionSpan, Tables
 from server.store import MemoryStore
 from server.store.base import VersionConflictError
 from server.store.redis import RedisStore
@@ -83,12 +82,12 @@ async def test_other_tables_bots_pause_while_a_human_action_is_stored() -> None:
     manager = Tables(store, bot_delay=0.0, scheduler=BotScheduler(yield_seconds=10.0))
     try:
         bot_host = FakePeer("host")
-        bot_room = (await manager.create_room(bot_host, CreateRoom(
-            type="create_room", id=1, ruleset="solo-whist", seat=None, session={"deals": 50},  # type: ignore[arg-type]
+        bot_room = (await manager.create_room(bot_host, NewRoom(
+            ruleset="solo-whist", seat=None, session=SessionSpan(50),
             bot="random", listed=False)))["room_id"]
         human = FakePeer("Ann")
-        human_room = (await manager.create_room(human, CreateRoom(
-            type="create_room", id=2, ruleset="solo-whist", seat=0, session={"deals": 1},  # type: ignore[arg-type]
+        human_room = (await manager.create_room(human, NewRoom(
+            ruleset="solo-whist", seat=0, session=SessionSpan(1),
             bot="random", listed=False)))["room_id"]
         await manager.start(human)
         room = manager.rooms[human_room]

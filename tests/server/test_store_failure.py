@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from server.app import WhistServer
 from server.client import ServerError, WhistClient
+from server.server import WhistServer
 from server.store import MemoryStore
 from server.table import records_from_log
 

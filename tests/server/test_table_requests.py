@@ -1,4 +1,4 @@
-"""Table requests over real websockets: `hint`, `hello`'s ruleset metadata, and the fixes of issue 12
+"""Table requests over real websockets: `hint`, `hello`'s ruleset metadata, and small protocol fixes
 (`player_returned` pushed, `rate_limited` answers carry the request's id, `bad_msgpack` explains
 itself, every command-line option documented)."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from server_helpers import Connect, LiveServer, random_choice
 
-from server.app import Limits
 from server.client import ServerError, WhistClient
 from server.protocol import ruleset_info
 from server.rules import get_ruleset, ruleset_names
+from server.settings import Limits, ServerSettings, flag_of, setting_fields
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +83,7 @@ async def test_a_daily_game_gives_no_hints(connect: Connect) -> None:
 
 
 async def test_a_player_back_after_a_bot_took_over_is_announced(connect: Connect) -> None:
-    # Issue 12: `player_returned` was documented but never pushed.
+    # `player_returned` was documented but never pushed.
     client = await solo_table(connect, grace_seconds=0)
     room_id, token = client.room_id, client.token
     assert room_id is not None and token is not None
@@ -98,7 +98,7 @@ async def test_a_player_back_after_a_bot_took_over_is_announced(connect: Connect
 
 
 async def test_a_rate_limited_request_is_answered_with_its_own_id(connect: Connect, live: LiveServer) -> None:
-    # Issue 12: `rate_limited` errors carried `id: null`.
+    # `rate_limited` errors carried `id: null`.
     live.server.limits = Limits(0.5, 1.0)
     client = await connect(None)
     answers = await asyncio.gather(*(client.request_raw({"type": "ping", "id": f"p{n}"}) for n in range(3)))
@@ -108,7 +108,7 @@ async def test_a_rate_limited_request_is_answered_with_its_own_id(connect: Conne
 
 
 async def test_bad_msgpack_says_what_is_wrong(connect: Connect) -> None:
-    # Issue 12: the message stopped at the colon for errors without text.
+    # The message stopped at the colon for errors without text.
     client = await connect(None)
     await client.send_raw(b"\xc1")
     answer = await asyncio.wait_for(client.unmatched.get(), 10)
@@ -117,8 +117,8 @@ async def test_bad_msgpack_says_what_is_wrong(connect: Connect) -> None:
 
 
 def test_every_command_line_option_is_in_the_protocol_docs_options_table() -> None:
-    # Issue 12: `--loop` and `--compression` were missing.
-    flags = set(re.findall(r'add_argument\("(--[a-z-]+)"', (ROOT / "server" / "__main__.py").read_text()))
+    # `--loop` and `--compression` were once missing. The flags are generated from server/settings.py.
+    flags = {flag_of(item) for item in setting_fields(ServerSettings) + setting_fields(Limits)}
     table = (ROOT / "docs" / "protocol.md").read_text().split("| flag | default | meaning |", 1)[1]
-    assert {"--loop", "--compression", "--store"} <= flags
+    assert {"--loop", "--compression", "--store", "--max-strikes"} <= flags
     assert sorted(flag for flag in flags if f"| `{flag}` |" not in table) == []

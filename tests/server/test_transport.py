@@ -11,7 +11,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from server.__main__ import loop_factory, parse_args
-from server.app import WhistServer
+from server.server import WhistServer
 from server.store import MemoryStore
 
 

@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from server.app import Limits, WhistServer
 from server.client import ServerError, WhistClient
 from server.coord import redis_coordination
+from server.server import WhistServer
+from server.settings import Limits
 from server.store.redis import RedisStore
+from server.table import from_stored
 
 
 async def started(servers: list[WhistServer]) -> AsyncIterator[list[WhistServer]]:
@@ -97,9 +99,12 @@ async def test_a_stale_server_never_refuses_a_legal_move_nor_applies_one_twice(
     await on_b3.resume(room_id, third_token)
     await on_a[nxt].wait_for(lambda c: c.view is not None and nxt in c.view["to_act"])
     await on_a[nxt].act(first_legal(on_a[nxt]))
-    await on_a[third].wait_for(lambda c: c.view is not None and third in c.view["to_act"])
+    stored = await two_servers[0].store.load(room_id)
+    assert stored is not None
+    table = from_stored(stored.state, stored.version, await two_servers[0].store.read_log(room_id))
+    assert table.session is not None and third in table.session.deal.to_act()
     # ...and B still accepts that player's legal move: it reloads instead of refusing it.
-    await on_b3.act(first_legal(on_a[third]))
+    await on_b3.act(table.session.deal.legal_actions(third)[0])
     log = await two_servers[0].store.read_log(room_id)
     assert [entry["seat"] for entry in log if entry["t"] == "act"] == [mover, nxt, third]
     for client in (*on_a, on_b, on_b3):
@@ -167,4 +172,30 @@ async def test_a_room_followed_nowhere_else_publishes_nothing_and_a_late_followe
     last = stored_publications(published, room_id)
     assert "state" in last[-1] and last[-1]["change"]["entries"]
     for client in (*players, watcher):
+        await client.close()
+
+
+async def test_a_seat_resumed_through_the_other_server_is_taken_from_the_first_connection(
+    coordinated: list[WhistServer],
+) -> None:
+    # One seat, one connection, on every process: a second tab (or a phone) resumes the seat through
+    # server B; the first connection, on A, becomes a spectator and can no longer act.
+    url_a, url_b = (url_of(server) for server in coordinated)
+    on_a, room_id = await started_table(url_a)
+    await on_a[0].wait_for(lambda c: c.view is not None and bool(c.view["to_act"]))
+    assert on_a[0].view is not None
+    mover = on_a[0].view["to_act"][0]
+    token = on_a[mover].token
+    assert token is not None
+    second_tab = await WhistClient.connect(url_b, name="second tab")
+    answer = await second_tab.resume(room_id, token)
+    assert answer["seat"] == mover
+    await on_a[mover].wait_for(lambda c: c.seat is None and bool(c.state and c.state["you"]["spectator"]))
+    with pytest.raises(ServerError) as caught:
+        await on_a[mover].act("pass")
+    assert caught.value.code == "spectator_cannot_act"
+    await second_tab.wait_for(lambda c: c.my_turn())
+    assert second_tab.view is not None and second_tab.view["hand"], "the new connection sees the seat's hand"
+    await second_tab.act(first_legal(second_tab))
+    for client in (*on_a, second_tab):
         await client.close()

@@ -1,4 +1,4 @@
-"""The Belgian club rules (RULES.md §3): couleur's auction with maintien, piccolo, four misères, the
+"""The Belgian club rules (docs/rules.md §3): couleur's auction with maintien, piccolo, four misères, the
 bouche-trou's answer to a trou, chelems with and without trump, and the club's points table.
 
 The table is the house rule `score_table` (default in `seeds/belge-club.toml`, D13 gaps marked "not in
@@ -8,11 +8,10 @@ source"); a room may replace it as a whole, and it is validated here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
-from ..actions import Arg
 from ..ruleset import Contract, HouseRuleError
-from .belgian import BELGIAN_VOCABULARY, BelgianRuleset
+from .belgian import BelgianRuleset
 
 #: The fields of each row of the table: rows for a contract played alone, and the two team rows.
 ALONE_FIELDS = ("taker_made", "taker_failed", "defender_made", "defender_failed")
@@ -29,14 +28,6 @@ class BelgeClub(BelgianRuleset):
     """The club rules of 004: not zero-sum; each figure from the room's points table."""
 
     name = "belge-club"
-    extra_vocabulary: ClassVar[Mapping[str, tuple[Arg, ...]]] = {
-        **BELGIAN_VOCABULARY,
-        "maintain": (),
-        "piccolo": (),
-        "petite-misere-etalee": (),
-        "grande-misere-etalee": (),
-        "petit-chelem": (Arg.SUIT_OR_NT,),
-    }
 
     def resolve_house_rules(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults, then validated overrides; a replacement `score_table` must be complete."""

@@ -1,29 +1,25 @@
-"""Whist à la couleur (RULES.md §2): the flagship ruleset of the web game in the sources.
+"""Whist à la couleur (docs/rules.md §2): the flagship ruleset of the web game in the sources.
 
-The auction is the shared Belgian one (`belgian.py`); this module adds the vocabulary and the scoring of
+The auction is the shared Belgian one (`belgian.py`); this module adds the scoring of
 001 "Le barème", whose figures live in `seeds/couleur.toml`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
-from ..actions import Arg
 from ..ruleset import Contract
-from .belgian import BELGIAN_VOCABULARY, BelgianRuleset
+from .belgian import BelgianRuleset
 
 
 class Couleur(BelgianRuleset):
     """Whist à la couleur: zero-sum; team contracts pay each member, contracts played alone per opponent."""
 
     name = "couleur"
-    extra_vocabulary: ClassVar[Mapping[str, tuple[Arg, ...]]] = {
-        **BELGIAN_VOCABULARY, "renew": (), "misere-etalee": (),
-    }
 
     def score(self, contract: Contract, tricks: Sequence[int], house_rules: Mapping[str, Any]) -> list[int]:
-        """RULES.md §2 Scoring, before the deal multiplier (a tour de passe doubles the next played deal)."""
+        """docs/rules.md §2 Scoring, before the deal multiplier (doubled after a tour de passe)."""
         points = [0, 0, 0, 0]
         if contract.team:
             value = self._team_value(contract, sum(tricks[seat] for seat in contract.declarers))

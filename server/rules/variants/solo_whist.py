@@ -1,4 +1,4 @@
-"""Solo Whist (RULES.md §1): the auction of Prop and Cop, Solo, Misère and the Abundances.
+"""Solo Whist (docs/rules.md §1): the auction of Prop and Cop, Solo, Misère and the Abundances.
 
 The ladder and the stakes come from `seeds/solo-whist.toml`; this module only holds the auction's
 turn logic and the payment arithmetic.
@@ -6,12 +6,12 @@ turn logic and the payment arithmetic.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..actions import Arg, ParsedAction
+from ..copying import CopyPlan
 from ..errors import IllegalAction
 from ..ruleset import Contract, DealFacts, DealInProgress, Event, Ruleset
 
@@ -50,9 +50,7 @@ class SoloWhistAuction:
 
     def clone(self) -> SoloWhistAuction:
         """An independent copy (see `Deal.clone`): only `passed` is a mutable container."""
-        twin = copy.copy(self)
-        twin.passed = set(self.passed)
-        return twin
+        return _SOLO_WHIST_AUCTION_COPY.copy(self)
 
     # -- what may be called
 
@@ -211,8 +209,17 @@ class SoloWhistAuction:
         return []
 
 
+#: How `SoloWhistAuction.clone` copies each field (see `copying.py`).
+_SOLO_WHIST_AUCTION_COPY = CopyPlan(
+    "SoloWhistAuction",
+    shared=("ruleset", "house_rules", "eldest", "turn_up_suit", "turn", "highest", "holders", "proposer",
+            "copper", "eldest_cop_chance_used", "upgrade_chance_used", "done"),
+    copied={"passed": set.copy},
+)
+
+
 class SoloWhist(Ruleset):
-    """British Solo Whist, RULES.md §1."""
+    """British Solo Whist, docs/rules.md §1."""
 
     name = "solo-whist"
     extra_vocabulary: ClassVar[Mapping[str, tuple[Arg, ...]]] = {
@@ -267,7 +274,7 @@ class SoloWhist(Ruleset):
         return suits
 
     def score(self, contract: Contract, tricks: Sequence[int], house_rules: Mapping[str, Any]) -> list[int]:
-        """Payments between players (RULES.md §1 Scoring), times the stake multiplier."""
+        """Payments between players (docs/rules.md §1 Scoring), times the stake multiplier."""
         spec = self.call(contract.kind)
         stake = spec.stake if house_rules["stakes_table"] == "seed" else spec.traditional_stake
         taken = sum(tricks[s] for s in contract.declarers)

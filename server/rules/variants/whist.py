@@ -10,6 +10,7 @@ The figures are in `seeds/whist.toml`; docs/adding-a-ruleset.md walks through th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..actions import ParsedAction
@@ -20,11 +21,12 @@ from ..ruleset import Contract, DealFacts, Event, FinishedDeal, Ruleset
 CONTRACT = "whist"
 
 
+@dataclass(frozen=True, slots=True)
 class NoAuction:
-    """The auction of a ruleset without one: closed from the start, with the contract already known."""
+    """The auction of a ruleset without one: closed from the start, with the contract already known.
+    It never changes (frozen), so a copy of a deal shares it."""
 
-    def __init__(self, contract: Contract) -> None:
-        self._contract = contract
+    _contract: Contract
 
     def to_act(self) -> frozenset[int]:
         """Nobody speaks."""
@@ -56,12 +58,12 @@ class NoAuction:
         return []
 
     def clone(self) -> NoAuction:
-        """Immutable: the auction itself."""
+        """Frozen: the auction itself."""
         return self
 
 
 class Whist(Ruleset):
-    """Classic partnership whist, scored per side (issue 9 item 7)."""
+    """Classic partnership whist, scored per side."""
 
     name = "whist"
 

@@ -3,7 +3,7 @@
 Each scenario scripts an auction on a seeded deal (the first seed whose hands make every scripted call
 legal and satisfy the scenario's condition) or on built hands (trou, misères), then plays the cards with
 a plain club-player policy: win the trick cheaply when your side wants tricks, otherwise play low; a misère
-declarer ducks as high as it safely can. The printed results were checked by hand against RULES.md
+declarer ducks as high as it safely can. The printed results were checked by hand against docs/rules.md
 §2-§3 and copied into tests/rules/test_couleur_records.py and test_belge_club_records.py; the tests do
 not run this script.
 

@@ -1,0 +1,263 @@
+// What the player can do on the page: the requests to the server (docs/protocol.md) and the moves
+// between the lobby and a room. Each reads the state from the store and changes it only through the
+// store's named updates. A refused request is shown in words (`send` → showError) and resolves to null.
+
+import { t } from "./i18n.js";
+import { Connection } from "./net.js";
+import { storageGet, storageSet } from "./storage.js";
+import { showError, report } from "./errors.js";
+import { toast } from "./news.js";
+import { dealMoment } from "./common.js";
+import { playerKey } from "./daily.js";
+import { receive } from "./pushes.js";
+import { showStatus } from "./status.js";
+import * as update from "./store.js";
+
+const { state } = update;
+const NAME_KEY = "whist.name";
+const TOKEN_PREFIX = "whist.token.";
+
+// Resolved once the server has said hello (rulesets known): a button pressed before that waits for it.
+let serverKnown;
+const serverReady = new Promise((resolve) => { serverKnown = resolve; });
+
+/** The connection to the server; every new one says hello, then resumes the room shown (or lists rooms). */
+export const conn = new Connection({ onPush: receive, onStatus: showStatus, onOpen: greet, roomOf: () => state().roomId });
+
+/**
+ * Send a request; resolves with its result, or with null once a refusal has been shown in words (a
+ * request that expects a code of its own calls `conn.request` and handles it).
+ */
+export async function send(type, fields = {}) {
+  try {
+    return await conn.request(type, fields);
+  } catch (error) {
+    showError(error);
+    return null;
+  }
+}
+
+function tokenFor(roomId) { return storageGet(TOKEN_PREFIX + roomId); }
+function keepToken(roomId, token) { if (token) storageSet(TOKEN_PREFIX + roomId, token); }
+function forgetToken(roomId) { storageSet(TOKEN_PREFIX + roomId, null); }
+
+/** Say our name before taking a seat (a refusal is shown; the seat is asked for all the same). */
+async function sayName() {
+  if (state().name) await send("hello", { name: state().name });
+}
+
+function showInAddress(roomId) {
+  const url = new URL(location.href);
+  if (roomId) url.searchParams.set("room", roomId);
+  else url.searchParams.delete("room");
+  history.replaceState(null, "", url);
+}
+
+/** After every (re)connection: hello (the rulesets, bots, replica), then back to the room or the lobby. */
+async function greet() {
+  const hello = await send("hello", state().name ? { name: state().name } : {});
+  if (hello) {
+    update.serverDescribed(hello);
+    serverKnown();
+  }
+  if (state().roomId) await actions.reattach();
+  else await Promise.all([actions.refreshRooms(), actions.refreshLeaderboard()]);
+}
+
+export const actions = {
+  /** Whether this browser holds a seat token for `roomId` (the lobby's "Join" then means "back to my seat"). */
+  holdsSeat(roomId) { return Boolean(tokenFor(roomId)); },
+
+  async saveName(name) {
+    const clean = name.trim().slice(0, 32);
+    if (!clean) return;
+    storageSet(NAME_KEY, clean);
+    update.nameSaved(clean);
+    await send("hello", { name: clean });
+  },
+
+  async refreshRooms() {
+    const result = await send("list_rooms", { subscribe: true });
+    if (result) update.roomsListed(result.rooms);
+  },
+
+  /** Today's daily challenge: the server creates our own room, deals, and we sit at seat 0. */
+  async startDaily() {
+    await serverReady;
+    await sayName();
+    const result = await send("daily", { player_key: playerKey() });
+    if (!result) return;
+    keepToken(result.room_id, result.token);
+    actions.enterRoom(result.room_id);
+    actions.settleConnection();
+  },
+
+  /** The day's leaderboard (today's by default); a server without the challenge hides it. */
+  async refreshLeaderboard() {
+    try {
+      update.leaderboardLoaded(await conn.request("leaderboard", { limit: 20 }));
+    } catch (error) {
+      if (error.code === "unknown_type" || error.code === "invalid_message") update.leaderboardMissing();
+      else showError(error); // "disconnected" is said by the banner
+    }
+  },
+
+  async createRoom({ ruleset, houseRules, session, bots, sit, bot = null }) {
+    await serverReady;
+    const rulesets = state().server.rulesets;
+    ruleset = ruleset || state().ui.form.ruleset || (rulesets.includes("couleur") ? "couleur" : rulesets[0]);
+    await sayName();
+    const result = await send("create_room", {
+      ruleset, house_rules: houseRules, session, seat: sit ? "any" : null, ...(bot ? { bot } : {}),
+    });
+    if (!result) return;
+    keepToken(result.room_id, result.token);
+    actions.enterRoom(result.room_id);
+    if (bots) await send("start");
+    actions.settleConnection();
+  },
+
+  /**
+   * Behind a balancer with room affinity (the server names its replica in `hello`), a connection
+   * opened in the lobby reaches any process: unless it already is on the room's process (`/health?room=`
+   * answers from there), move to a connection that names the room, so that the whole table is served
+   * by one process (docs/scaling.md). Invisible to the player (see net.js).
+   */
+  async settleConnection() {
+    const roomId = state().roomId;
+    if (!state().server.replica || !roomId || conn.openedFor === roomId) return;
+    try {
+      const answer = await fetch(`/health?room=${encodeURIComponent(roomId)}`, { cache: "no-store" });
+      if ((await answer.json()).replica === state().server.replica) {
+        conn.openedFor = roomId; // already there: nothing to move
+        return;
+      }
+    } catch (error) {
+      report("asking which process serves the room (moving anyway)", error);
+    }
+    try {
+      await conn.moveToRoom();
+    } catch (error) {
+      report("moving to the room's process (the page stays on its connection)", error);
+    }
+  },
+
+  /** Show a room: come back to our seat with the kept token, else watch it. */
+  async openRoom(roomId) {
+    actions.enterRoom(roomId);
+    await actions.reattach();
+  },
+
+  /** The lobby's "Join": back to our seat if we hold one here, else the first free seat, else watch. */
+  async joinFromLobby(roomId) {
+    actions.enterRoom(roomId);
+    if (tokenFor(roomId)) return actions.reattach();
+    await sayName();
+    try {
+      const result = await conn.request("join", { room_id: roomId, seat: null });
+      keepToken(result.room_id, result.token);
+    } catch (error) {
+      if (error.code === "no_such_room") return actions.roomMissing();
+      if (error.code !== "room_full") showError(error);
+      await send("watch", { room_id: roomId });
+    }
+    actions.settleConnection();
+  },
+
+  enterRoom(roomId) {
+    showInAddress(roomId);
+    update.roomEntered(roomId);
+  },
+
+  /** After a (re)connection or on opening a link: resume with the token, or watch. */
+  async reattach() {
+    const roomId = state().roomId;
+    if (!roomId) return;
+    actions.settleConnection();
+    const token = tokenFor(roomId);
+    if (token) {
+      try {
+        await conn.request("resume", { room_id: roomId, token });
+        return;
+      } catch (error) {
+        if (error.code === "bad_token") forgetToken(roomId);
+        else if (error.code === "no_such_room") return actions.roomMissing();
+        else { showError(error); return; }
+      }
+    }
+    try {
+      await conn.request("watch", { room_id: roomId });
+    } catch (error) {
+      if (error.code === "no_such_room") actions.roomMissing();
+      else showError(error);
+    }
+  },
+
+  roomMissing() {
+    forgetToken(state().roomId);
+    update.roomMissing();
+  },
+
+  async join(seat = null) {
+    await sayName();
+    const result = await send("join", { room_id: state().roomId, seat });
+    if (result) keepToken(result.room_id, result.token);
+  },
+
+  async watch(roomId) {
+    actions.enterRoom(roomId);
+    await send("watch", { room_id: roomId });
+    actions.settleConnection();
+  },
+
+  async leave() {
+    const roomId = state().roomId;
+    if (roomId && conn.status === "open") await send("leave");
+    if (roomId) forgetToken(roomId);
+    actions.toLobby();
+  },
+
+  toLobby() {
+    showInAddress(null);
+    update.lobbyEntered();
+    actions.refreshRooms();
+    actions.refreshLeaderboard();
+  },
+
+  /** Send an action. Until the state that follows it arrives, the page offers nothing else (no double tap). */
+  async act(action) {
+    if (state().pendingAction) return;
+    update.actionSent(action);
+    const answer = await send("act", { action });
+    update.actionSettled({ refused: answer === null }); // a refusal is shown; the same view stays playable
+  },
+
+  async ready() {
+    update.readySent(state().room?.deal_number ?? null);
+    if (!(await send("ready"))) update.readySent(null);
+  },
+
+  /**
+   * "End the game": the host ends the session for the whole table (final balances for everyone);
+   * any other player ends their own game: they leave, and a bot takes the seat.
+   */
+  async endGame() {
+    if (state().you?.host) return send("end_game");
+    await actions.leave();
+    toast(t("end.left"));
+  },
+  start() { return send("start"); },
+  addBot(seat) { return send("add_bot", { seat }); },
+
+  /** "Hint": what the bot would do in our seat, computed by the server from our own view. */
+  async askHint() {
+    const moment = dealMoment(state());
+    try {
+      const result = await conn.request("hint");
+      update.hintShown({ moment, action: result.action, bot: result.bot });
+    } catch (error) {
+      const known = ["hints_off", "not_your_turn", "spectator_cannot_act", "unknown_type", "invalid_message"];
+      update.hintShown({ moment, error: known.includes(error.code) ? error.code : "other" });
+    }
+  },
+};

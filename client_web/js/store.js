@@ -1,0 +1,233 @@
+// The page's state, in one place. It is read with `state()` (a frozen object: a renderer that tries to
+// write into it throws) and changed only by the named updates below, each of which makes a new state.
+// A change that shows on the page bumps the `revision` and tells the subscribers (the renderer redraws
+// on the next frame); a "quiet" change (what is being typed, which card has the focus) changes nothing
+// on the page and tells nobody. See docs/client.md, "The store".
+
+import { storageGet } from "./storage.js";
+
+const NAME_KEY = "whist.name";
+const FOUR_COLOUR_KEY = "whist.fourcolour";
+
+/** The create-room form as it first opens ("Play now" plays its number of deals). */
+export const DEFAULT_FORM = Object.freeze({ ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true, bot: null });
+
+let current = freeze({
+  name: storageGet(NAME_KEY) || "",
+  // What the server said in `hello`: its rulesets (names), bots, `ruleset_info`, and its replica's name.
+  server: { rulesets: [], bots: [], rulesetInfo: {}, replica: null },
+  rooms: [],
+  roomsLoaded: false,
+  leaderboard: null,
+  leaderboardMissing: false,
+  roomId: new URLSearchParams(location.search).get("room"),
+  you: null,
+  room: null,
+  view: null,
+  notFound: false,
+  // The action sent and the room version it was sent at: nothing else is offered until a state follows.
+  pendingAction: null,
+  pendingVersion: null,
+  // The replay viewer, when open: {steps, result, record, index, list, names, bottom, draft, error}.
+  replay: null,
+  // Provably fair deals: the commitment each deal started with ("room:deal" -> hex), and the check of
+  // each finished deal ("room:deal" -> {state: "checking" | "done" | "unavailable", verified, failed, late}).
+  fair: { kept: {}, checks: {} },
+  ui: {
+    nameDraft: null,
+    lastTrickOpen: false,
+    rareOpen: false,
+    helpOpen: false,
+    summaryHiddenFor: null, // "room:deal" whose summary the player put aside ("Review the table")
+    form: { ...DEFAULT_FORM },
+    quickRuleset: null,
+    flashTrick: null,
+    readySent: null,
+    hint: null,
+    handFocus: null,
+    fourColour: storageGet(FOUR_COLOUR_KEY) === "on",
+  },
+});
+
+let revision = 0;
+const listeners = new Set();
+
+/** The current state (frozen: change it only through the named updates of this module). */
+export function state() { return current; }
+
+/** How many visible changes the state has had: the page says which one it has drawn (render.js). */
+export function stateRevision() { return revision; }
+
+/** Call `listener(updateName)` after every visible change; returns the function that unsubscribes. */
+export function subscribe(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function freeze(value) {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) freeze(value[key]);
+  }
+  return value;
+}
+
+/** Make the next state from `changes` (and `ui` changes); tell the subscribers unless it is quiet. */
+function commit(name, changes, { ui = null, quiet = false } = {}) {
+  const next = { ...current, ...changes };
+  if (ui) next.ui = { ...current.ui, ...ui };
+  current = freeze(next);
+  if (quiet) return;
+  revision += 1;
+  for (const listener of listeners) listener(name);
+}
+
+/** Redraw without a change of state (the fonts have loaded, the window was resized, a moment passed). */
+export function redrawn() { commit("redrawn", {}); }
+
+// ----------------------------------------------------------------------------- server and lobby
+
+/** The server's `hello` answer: its rulesets (a list of names), `ruleset_info`, bots and replica. */
+export function serverDescribed(hello) {
+  commit("serverDescribed", {
+    server: {
+      rulesets: hello.rulesets || [],
+      bots: hello.bots || [],
+      rulesetInfo: hello.ruleset_info || {},
+      replica: hello.replica || null,
+    },
+  });
+}
+
+export function nameSaved(name) { commit("nameSaved", { name }); }
+
+/** What is typed in a name field, kept across redraws (quiet: the field shows it already). */
+export function nameDrafted(text) { commit("nameDrafted", {}, { ui: { nameDraft: text }, quiet: true }); }
+
+/** The open rooms (an answer to `list_rooms`, or a `lobby` push); drawn only while the lobby shows. */
+export function roomsListed(rooms) {
+  commit("roomsListed", { rooms: rooms || [], roomsLoaded: true }, { quiet: Boolean(current.roomId) });
+}
+
+export function leaderboardLoaded(board) { commit("leaderboardLoaded", { leaderboard: board, leaderboardMissing: false }); }
+
+/** The server has no daily challenge: the lobby's panel says so. */
+export function leaderboardMissing() { commit("leaderboardMissing", { leaderboardMissing: true }); }
+
+/** The create-room form's values (quiet: the form keeps what it shows; it is read when sent). */
+export function formChanged(changes) {
+  commit("formChanged", {}, { ui: { form: { ...current.ui.form, ...changes } }, quiet: true });
+}
+
+export function quickRulesetChosen(ruleset) { commit("quickRulesetChosen", {}, { ui: { quickRuleset: ruleset }, quiet: true }); }
+
+// ----------------------------------------------------------------------------- rooms
+
+/** The page shows `roomId` (its state follows in a push). */
+export function roomEntered(roomId) { commit("roomEntered", { roomId, notFound: false }); }
+
+/** The room asked for does not exist. */
+export function roomMissing() { commit("roomMissing", { notFound: true }); }
+
+/** Back to the lobby: the room's state is dropped. */
+export function lobbyEntered() {
+  commit("lobbyEntered", { roomId: null, you: null, room: null, view: null, notFound: false });
+}
+
+/**
+ * A `state` push: `you`, `room` and `view` as the server sent them. It settles the action on its way
+ * (a new room version answers it) and "Next deal" once the next deal has started.
+ */
+export function stateReceived({ you, room, view }) {
+  const ui = {};
+  if (room && current.ui.readySent !== null && room.deal_number !== current.ui.readySent) ui.readySent = null;
+  const answered = current.pendingAction && room?.version !== current.pendingVersion;
+  commit("stateReceived", { you, room, view, ...(answered ? { pendingAction: null } : {}) }, { ui });
+}
+
+/** An action is on its way (the calls and cards wait for the state that follows). */
+export function actionSent(action) {
+  commit("actionSent", { pendingAction: action, pendingVersion: current.room?.version ?? null }, { ui: { rareOpen: false } });
+}
+
+/** The server answered the action: refused (the same view stays playable) or accepted and already followed. */
+export function actionSettled({ refused }) {
+  if (refused || current.room?.version !== current.pendingVersion) commit("actionSettled", { pendingAction: null });
+  else commit("actionSettled", {});
+}
+
+/** "Next deal" pressed for deal `dealNumber` (null: the request failed, the button is offered again). */
+export function readySent(dealNumber) { commit("readySent", {}, { ui: { readySent: dealNumber } }); }
+
+/** A just-completed trick that stays on the table for a moment: {trick, until, count}. */
+export function trickFlashed(flash) { commit("trickFlashed", {}, { ui: { flashTrick: flash } }); }
+
+/** The hint for one moment of the deal: {moment, action, bot} or {moment, error}. */
+export function hintShown(hint) { commit("hintShown", {}, { ui: { hint } }); }
+
+/** Which card of the hand has the focus (quiet: the focus is already there). */
+export function handFocused(card) { commit("handFocused", {}, { ui: { handFocus: card }, quiet: true }); }
+
+// ----------------------------------------------------------------------------- dialogs and settings
+
+const DIALOGS = { lastTrick: "lastTrickOpen", rare: "rareOpen", help: "helpOpen" };
+
+/** Open a dialog over the table: "lastTrick", "rare" (the rare calls' sheet) or "help". */
+export function dialogOpened(name) { commit("dialogOpened", {}, { ui: { [DIALOGS[name]]: true } }); }
+
+/**
+ * Close a dialog. `quiet`: the renderer found it has nothing to show any more (the rare calls are
+ * gone, no trick was played) and closes it as it draws.
+ */
+export function dialogClosed(name, { quiet = false } = {}) {
+  if (!current.ui[DIALOGS[name]]) return;
+  commit("dialogClosed", {}, { ui: { [DIALOGS[name]]: false }, quiet });
+}
+
+/** Close every dialog (Escape). */
+export function dialogsClosed() {
+  commit("dialogsClosed", {}, { ui: { lastTrickOpen: false, rareOpen: false, helpOpen: false } });
+}
+
+/** Whether the summary of the deal shown is put aside ("Review the table"). */
+export function summaryHidden(shown = current) {
+  const room = shown.room;
+  return Boolean(room) && shown.ui.summaryHiddenFor === `${room.room_id}:${room.deal_number}`;
+}
+
+/** Put the summary of this deal aside, or bring it back. */
+export function summaryToggled(hidden) {
+  const room = current.room;
+  commit("summaryToggled", {}, { ui: { summaryHiddenFor: hidden && room ? `${room.room_id}:${room.deal_number}` : null } });
+}
+
+export function fourColourChosen(on) { commit("fourColourChosen", {}, { ui: { fourColour: on } }); }
+
+// ----------------------------------------------------------------------------- fairness
+
+/** The seed commitment deal `key` ("room:deal") started with. */
+export function commitmentKept(key, commitment) {
+  commit("commitmentKept", { fair: { ...current.fair, kept: { ...current.fair.kept, [key]: commitment } } }, { quiet: true });
+}
+
+/** Where the check of deal `key` stands: {state, late, verified, failed, ...}. */
+export function fairnessChecked(key, check) {
+  commit("fairnessChecked", { fair: { ...current.fair, checks: { ...current.fair.checks, [key]: check } } });
+}
+
+// ----------------------------------------------------------------------------- replay viewer
+
+/** Open the viewer (or its picker) with `replay`: {steps, result, record, index, list, names, bottom, draft, error}. */
+export function replayOpened(replay) { commit("replayOpened", { replay }); }
+
+/** Change what the open viewer shows: its step, list or error. */
+export function replayChanged(changes) {
+  if (current.replay) commit("replayChanged", { replay: { ...current.replay, ...changes } });
+}
+
+/** The record being pasted into the picker (quiet: the field shows it already). */
+export function replayDrafted(text) {
+  if (current.replay) commit("replayDrafted", { replay: { ...current.replay, draft: text } }, { quiet: true });
+}
+
+export function replayClosed() { commit("replayClosed", { replay: null }); }
