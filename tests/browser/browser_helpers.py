@@ -61,9 +61,13 @@ def running_server(log_path: Path, bot_delay: float = 0.05) -> Iterator[str]:
                 process.stdout.close()
 
 
-def new_context(browser: Browser, size: str = "phone", locale: str = "en-US") -> BrowserContext:
-    """A fresh browser profile (its own localStorage) at a phone or desktop size."""
-    return browser.new_context(viewport=SIZES[size], locale=locale, device_scale_factor=1)
+def new_context(browser: Browser, size: str = "phone", locale: str = "en-US",
+                enforce_policy: bool = False) -> BrowserContext:
+    """A fresh browser profile (its own localStorage) at a phone or desktop size. The page's
+    Content-Security-Policy forbids evaluating strings, which Playwright's `wait_for_function` does
+    in the page: the tests bypass it, except those that check the policy (`enforce_policy`)."""
+    return browser.new_context(viewport=SIZES[size], locale=locale, device_scale_factor=1,
+                               bypass_csp=not enforce_policy)
 
 
 def size_label(page: Page) -> str:

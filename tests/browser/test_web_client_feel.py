@@ -91,7 +91,7 @@ def test_cards_move_for_a_moment_and_nothing_moves_forever(
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_nothing_moves_under_reduced_motion(browser: Browser, server_url: str, size: str) -> None:
-    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce")
+    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce", bypass_csp=True)
     page = context.new_page()
     page.add_init_script(COUNT_ANIMATIONS)
     player = Player(page)

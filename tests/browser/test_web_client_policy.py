@@ -28,7 +28,7 @@ def _violations(page: Any) -> list[str]:
 def test_a_whole_deal_and_the_fairness_page_meet_no_policy_violation(
     browser: Browser, server_url: str
 ) -> None:
-    context = new_context(browser, "desktop")
+    context = new_context(browser, "desktop", enforce_policy=True)
     context.add_init_script(WATCH_VIOLATIONS)
     page = context.new_page()
     console: list[str] = []
@@ -40,7 +40,9 @@ def test_a_whole_deal_and_the_fairness_page_meet_no_policy_violation(
     page.on("console", keep)
     response = page.goto(server_url)
     assert response is not None and "frame-ancestors 'none'" in response.headers["content-security-policy"]
-    page.wait_for_function("window.whistApp && window.whistApp.server.rulesets.length > 0")
+    # Polled from here: the policy forbids Playwright's string evaluation in the page.
+    wait_until(lambda: page.evaluate("() => !!window.whistApp && window.whistApp.server.rulesets.length > 0"),
+               message="the lobby")
     player = Player(page)
     player.create_room("Ana", bots=True, deals=1, ruleset="solo-whist")
     view = player.wait_for_summary()
