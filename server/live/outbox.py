@@ -58,7 +58,15 @@ def filter_for_recipient(table: Table, seat: int | None, host: bool, message: JS
 
 
 class Outbox(RoomListener):
-    """Pushes each committed change to the room's connections: its events (if any), then a `state`."""
+    """Pushes each committed change to the room's connections: its events (if any), then a `state`.
+
+    `entering`: connections of a room that are taking a new identity there (a spectator resuming a
+    seat on the same connection): the room's broadcasts send them events but no `state` until they
+    are admitted as it, so that their first `state` after the request is the seat's view (the
+    resume's own change would otherwise reach them as a spectator's view: no hand, no legal moves)."""
+
+    def __init__(self) -> None:
+        self.entering: set[Member] = set()
 
     def committed(self, room: LiveRoom, change: CommittedChange) -> None:
         """Tell every connection of the room."""
@@ -73,11 +81,12 @@ class Outbox(RoomListener):
                    if events else None)
         views = Views()
         for member in list(room.members):
-            self.send(room, member, message, info, views)
+            self.send(room, member, message, info, views, state=member not in self.entering)
 
     def send(self, room: LiveRoom, member: Member, events: JSON | None = None, info: JSON | None = None,
-             views: Views | None = None) -> None:
-        """Push events (optional) and the state to one connection, through the filter."""
+             views: Views | None = None, state: bool = True) -> None:
+        """Push events (optional) and the state (unless `state` is false) to one connection, through
+        the filter."""
         table = room.table
         participant = room.members.get(member)
         seat = facts.seat_of(table, participant)
@@ -86,7 +95,9 @@ class Outbox(RoomListener):
             filtered = filter_for_recipient(table, seat, host, events)
             if filtered is not None:
                 member.push(filtered)
+        if not state:
+            return
         room_facts = info if info is not None else facts.room_info(table, time.monotonic())
-        state = filter_for_recipient(table, seat, host, {"type": "state", "room": room_facts}, views)
-        if state is not None:
-            member.push(state)
+        view = filter_for_recipient(table, seat, host, {"type": "state", "room": room_facts}, views)
+        if view is not None:
+            member.push(view)
