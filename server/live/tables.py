@@ -225,20 +225,14 @@ class Tables:
         process (`SeatClaims`), and a seat the turn clock gave the bot comes back."""
         room = await self._room(room_id)
         self._resuming.add(member)  # its own claim must not move it to the rail meanwhile
-        # Already in this room under another identity (a spectator, e.g. moved to the rail by a newer
-        # connection): it is sent no state under that identity until it is admitted under the token's
-        # (see `Outbox.entering`).
-        here = self.members.get(member)
-        held = here is not None and here.room is room and here.participant != hash_token(token)
-        if held:
-            self.outbox.entering.add(member)
+        self.outbox.hold(member)  # its first state after the request is the seat's (see `Outbox`)
         try:
             try:
                 outcome = await self._apply(room, lambda table: seating.resume(table, token))
             except BaseException:
-                self.outbox.entering.discard(member)
-                if held and self.room_of(member) is room:
-                    self.outbox.send(room, member)  # refused: it may have missed changes meanwhile
+                where = self.room_of(member)
+                if self.outbox.release(member) and where is not None:
+                    self.outbox.send(where, member)  # refused: the state it was not sent meanwhile
                 raise
             seat = outcome.answer["seat"]
             participant = hash_token(token)
@@ -246,10 +240,10 @@ class Tables:
                 if other is not member and holder == participant:
                     await self.enter(other, room, None, None)  # the newest connection holds the seat
             claim = outcome.table.claims[seat] if seat is not None else 0
-            self.outbox.entering.discard(member)
-            await self.enter(member, room, participant, token, claim)
+            self.outbox.release(member)
+            await self.enter(member, room, participant, token, claim)  # pushes the seat's state
         finally:
-            self.outbox.entering.discard(member)
+            self.outbox.release(member)
             self._resuming.discard(member)
         return outcome.answer
 
