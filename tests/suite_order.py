@@ -15,6 +15,7 @@ LONG_MODULES = (
     "tests/rules/test_property.py",
     "tests/bots/test_expert.py",
     "tests/cluster/test_cluster_tables.py",
+    "tests/cluster/test_cluster_table_social.py",
     "tests/server/test_red_team.py",
     "tests/bots/test_strength.py",
     "tests/test_code_quality.py",
@@ -27,6 +28,7 @@ LONG_MODULES = (
 #: per worker.
 ONE_WORKER_MODULES = (
     "tests/cluster/test_cluster_tables.py",
+    "tests/cluster/test_cluster_table_social.py",
     "tests/cluster/test_cluster_launcher.py",
     "tests/server/test_red_team.py",
     "tests/test_wheel.py",

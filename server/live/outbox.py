@@ -58,7 +58,29 @@ def filter_for_recipient(table: Table, seat: int | None, host: bool, message: JS
 
 
 class Outbox(RoomListener):
-    """Pushes each committed change to the room's connections: its events (if any), then a `state`."""
+    """Pushes each committed change to the room's connections: its events (if any), then a `state`.
+
+    A connection whose `resume` is under way (`hold`) is sent events but no `state` until it is
+    admitted under the token (`release`), so that its first `state` after the request is the seat's
+    view: the resume's own change, and a move to the rail racing with it, would otherwise reach a
+    connection that watches the room (e.g. moved to the rail by a newer connection) as a
+    spectator's view, with no hand and no legal moves."""
+
+    def __init__(self) -> None:
+        self._held: set[Member] = set()
+        self._skipped: set[Member] = set()  # held connections a state was not sent to
+
+    def hold(self, member: Member) -> None:
+        """Send the connection no `state` until `release`."""
+        self._held.add(member)
+
+    def release(self, member: Member) -> bool:
+        """End `hold`; True if a `state` was not sent meanwhile (the caller sends a fresh one, or
+        admits the connection, which does)."""
+        self._held.discard(member)
+        skipped = member in self._skipped
+        self._skipped.discard(member)
+        return skipped
 
     def committed(self, room: LiveRoom, change: CommittedChange) -> None:
         """Tell every connection of the room."""
@@ -73,11 +95,15 @@ class Outbox(RoomListener):
                    if events else None)
         views = Views()
         for member in list(room.members):
-            self.send(room, member, message, info, views)
+            held = member in self._held
+            if held:
+                self._skipped.add(member)
+            self.send(room, member, message, info, views, state=not held)
 
     def send(self, room: LiveRoom, member: Member, events: JSON | None = None, info: JSON | None = None,
-             views: Views | None = None) -> None:
-        """Push events (optional) and the state to one connection, through the filter."""
+             views: Views | None = None, state: bool = True) -> None:
+        """Push events (optional) and the state (unless `state` is false) to one connection, through
+        the filter."""
         table = room.table
         participant = room.members.get(member)
         seat = facts.seat_of(table, participant)
@@ -86,7 +112,9 @@ class Outbox(RoomListener):
             filtered = filter_for_recipient(table, seat, host, events)
             if filtered is not None:
                 member.push(filtered)
+        if not state:
+            return
         room_facts = info if info is not None else facts.room_info(table, time.monotonic())
-        state = filter_for_recipient(table, seat, host, {"type": "state", "room": room_facts}, views)
-        if state is not None:
-            member.push(state)
+        view = filter_for_recipient(table, seat, host, {"type": "state", "room": room_facts}, views)
+        if view is not None:
+            member.push(view)

@@ -96,6 +96,9 @@ class Tables:
             self.registry.listen(listener)
         self.members: dict[Member, Membership] = {}
         self._resuming: set[Member] = set()  # connections whose `resume` is under way
+        # One move of a connection at a time between its `resume` and a move to the rail (`to_spectator`,
+        # a task): a move judged before the resume must not finish after it and undo it.
+        self._moving: dict[Member, asyncio.Lock] = {}
 
     def listen(self, listener: RoomListener) -> None:
         """Add a listener of every room's committed changes (e.g. the daily leaderboard)."""
@@ -175,6 +178,7 @@ class Tables:
         """The connection closed."""
         self.lobby.subscribers.discard(member)
         self.chat.forget(member)
+        self._moving.pop(member, None)
         await self.depart(member)
 
     # ---------------------------------------------------------------- requests
@@ -224,17 +228,30 @@ class Tables:
         seat's claim is stored, so an older connection with this token loses the seat on every
         process (`SeatClaims`), and a seat the turn clock gave the bot comes back."""
         room = await self._room(room_id)
+        async with self._moving.setdefault(member, asyncio.Lock()):
+            return await self._resume(member, room, token)
+
+    async def _resume(self, member: Member, room: LiveRoom, token: str) -> JSON:
         self._resuming.add(member)  # its own claim must not move it to the rail meanwhile
+        self.outbox.hold(member)  # its first state after the request is the seat's (see `Outbox`)
         try:
-            outcome = await self._apply(room, lambda table: seating.resume(table, token))
+            try:
+                outcome = await self._apply(room, lambda table: seating.resume(table, token))
+            except BaseException:
+                where = self.room_of(member)
+                if self.outbox.release(member) and where is not None:
+                    self.outbox.send(where, member)  # refused: the state it was not sent meanwhile
+                raise
             seat = outcome.answer["seat"]
             participant = hash_token(token)
             for other, holder in list(room.members.items()):
                 if other is not member and holder == participant:
                     await self.enter(other, room, None, None)  # the newest connection holds the seat
             claim = outcome.table.claims[seat] if seat is not None else 0
-            await self.enter(member, room, participant, token, claim)
+            self.outbox.release(member)
+            await self.enter(member, room, participant, token, claim)  # pushes the seat's state
         finally:
+            self.outbox.release(member)
             self._resuming.discard(member)
         return outcome.answer
 
@@ -254,9 +271,12 @@ class Tables:
     async def to_spectator(self, room: LiveRoom, member: Member) -> None:
         """A connection that lost its seat to a newer one stays in the room as a spectator (asked
         again here: the connection may have resumed the seat itself meanwhile)."""
-        if self._outclaimed(room, member):
-            log.info("seat resumed elsewhere", extra={"fields": {"room": room.room_id}})
-            await self.enter(member, room, None, None)
+        if member not in self.members:  # gone meanwhile
+            return
+        async with self._moving.setdefault(member, asyncio.Lock()):
+            if self._outclaimed(room, member):
+                log.info("seat resumed elsewhere", extra={"fields": {"room": room.room_id}})
+                await self.enter(member, room, None, None)
 
     async def watch(self, member: Member, room_id: str) -> JSON:
         """`watch`: enter as a spectator."""
