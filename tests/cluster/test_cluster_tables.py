@@ -248,18 +248,18 @@ async def test_two_moves_at_once_through_two_replicas_exactly_one_is_applied(clu
             assert view is not None and first.room is not None
             if view["phase"] == "end":  # a deal ended (or was thrown in): everyone ready for the next
                 deal = first.room["deal_number"]
-                for player in players:
-                    assert player.client is not None
+                for twin in twins.values():  # the seats' holders (the first connections are on the rail)
                     with contextlib.suppress(ServerError):
-                        await player.client.ready()
+                        await twin.ready()
                 await first.wait_for(functools.partial(next_deal, seen=deal), 60)
                 continue
             seat = view["to_act"][0]
             here, there = players[seat].client, twins[seat]
             assert here is not None
-            await here.wait_for(lambda c: c.my_turn(), 60)
+            # One seat, one connection: the twin resumed last and holds the seat; the first connection
+            # may not have heard yet that it lost it. Both send a move at the same moment.
             await there.wait_for(lambda c: c.my_turn(), 60)
-            await race(here, there)
+            await race(there, here)
             races += 1
     finally:
         for twin in twins.values():
@@ -268,24 +268,24 @@ async def test_two_moves_at_once_through_two_replicas_exactly_one_is_applied(clu
     assert races == 8
 
 
-async def race(here: WhistClient, there: WhistClient) -> None:
-    """The same seat, connected through two replicas, sends two moves at the same moment: exactly one
-    is applied, the other is answered with a refusal, and both connections end on the same state."""
-    assert here.view is not None and here.room is not None
-    legal = list(here.view["legal"])
-    before = int(here.room["version"])
-    answers = await asyncio.gather(here.act(legal[0]), there.act(legal[-1]), return_exceptions=True)
+async def race(holder: WhistClient, other: WhistClient) -> None:
+    """The seat's holder and the connection that held it before, on two replicas, send two moves at
+    the same moment: exactly one is applied, the other is refused, and both end on the same version."""
+    assert holder.view is not None and holder.room is not None
+    legal = list(holder.view["legal"])
+    before = int(holder.room["version"])
+    answers = await asyncio.gather(holder.act(legal[0]), other.act(legal[-1]), return_exceptions=True)
     applied = [answer for answer in answers if not isinstance(answer, BaseException)]
     refused = [answer for answer in answers if isinstance(answer, ServerError)]
     assert len(applied) == 1 and len(refused) == 1, answers
-    assert refused[0].code in ("not_your_turn", "illegal_action"), refused[0]
+    assert refused[0].code in ("not_your_turn", "illegal_action", "spectator_cannot_act"), refused[0]
 
     def version(client: WhistClient) -> int:
         return int(client.room["version"]) if client.room is not None else 0
 
-    await here.wait_for(lambda c: version(c) == before + 1, 30)
-    await there.wait_for(lambda c: version(c) == before + 1, 30)
-    assert here.view == there.view, "both see the same state"
+    await holder.wait_for(lambda c: version(c) >= before + 1, 30)
+    await other.wait_for(lambda c: version(c) >= before + 1, 30)
+    assert other.state is not None and other.state["you"]["spectator"], "the older connection is on the rail"
 
 
 def test_a_rolling_restart_of_every_replica_while_tables_play_stops_no_table(cluster: Cluster) -> None:

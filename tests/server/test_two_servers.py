@@ -5,6 +5,7 @@ its version only, and a process that starts following it mid-deal still sees eve
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -150,6 +151,11 @@ async def test_a_room_followed_nowhere_else_publishes_nothing_and_a_late_followe
     fanout.publish_many = recording  # type: ignore[method-assign]
     players, room_id = await started_table(url_of(a))
     await play_one(players)
+    # The publisher sends in the background: wait for the first publication to go out.
+    for _ in range(400):
+        if stored_publications(published, room_id):
+            break
+        await asyncio.sleep(0.05)
     heard_of = len(stored_publications(published, room_id))
     assert heard_of >= 1
     for _ in range(2):
