@@ -164,3 +164,203 @@ def test_the_create_form_sends_its_turn_clock_and_play_now_keeps_the_default(bro
     assert ana.state()["room"]["turn_seconds"] == 60  # the server's default for a listed room
     assert ana.errors == []
     context.close()
+
+
+# ------------------------------------------------------------------------------------------ table chat
+
+
+def chat_texts(player: Player) -> list[str]:
+    """The lines the chat panel shows, as a person reads them ("Ana well played")."""
+    texts: list[str] = player.page.eval_on_selector_all(
+        "#chat-panel .chat-line", "ls => ls.map(l => l.querySelector('.chat-from').textContent + ' '"
+        " + l.querySelector('.chat-text').textContent)")
+    return texts
+
+
+def kept_texts(player: Player) -> list[str]:
+    """Every line the page holds (shown or not), as `name: text or phrase`."""
+    lines: list[str] = player.page.evaluate(
+        "() => window.whistApp.chat.lines.map(l => `${l.from.name}: ${l.text ?? l.phrase}`)")
+    return lines
+
+
+def open_chat(player: Player) -> None:
+    player.page.click("[data-key=chat]")
+    player.page.wait_for_selector("#chat-panel")
+    wait_until(lambda: player.page.evaluate("() => document.activeElement && document.activeElement.id") == "chat-input",
+               message="the focus in the chat field")
+
+
+def say(player: Player, text: str) -> None:
+    player.page.fill("#chat-input", text)
+    player.page.click("[data-key=chat-send]")
+
+
+def wait_for_my_call(ana: Player, bob: Player) -> None:
+    """Bob passes whenever he is to act, until Ana is to call (her calling panel shows)."""
+    def anas_turn() -> bool:
+        if bob.my_turn():
+            bob.act_by_clicking(lambda legal: "pass" if "pass" in legal else None)
+        view = ana.view() or {}
+        if view.get("phase") == "end":
+            for player in (ana, bob):
+                if player.page.locator("#next-deal:not([disabled])").count():
+                    player.page.click("#next-deal")
+            return False
+        return ana.my_turn(view) and view.get("phase") == "auction"
+    wait_until(anas_turn, timeout=60, message="Ana's call")
+    ana.page.wait_for_selector(".action-panel .call")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_chat_opens_and_closes_without_covering_the_hand_or_the_calls_and_reaches_the_table(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    contexts, ana, bob, room_id = seated_with_friend(browser, server_url, size, friend_locale="fr-FR")
+    for player in (ana, bob):
+        player.page.evaluate("() => { window.__pwned = 0; }")
+    wait_for_my_call(ana, bob)
+
+    # Ana opens the chat while she is to call: the hand and the calls stay on screen and uncovered.
+    open_chat(ana)
+    for selector in (".hand .card", ".action-panel button"):
+        assert covered_by_anything(ana.page, selector) == [], selector
+        assert outside_viewport(ana.page, selector) == [], selector
+    for selector in ("#chat-input", "[data-key=chat-send]", "[data-key=chat-close]"):
+        assert hit_is(ana.page, selector), f"{selector} is covered"
+        assert outside_viewport(ana.page, selector) == [], selector
+    assert ana.page.locator("#chat-input").get_attribute("maxlength") == "200"
+    ana.page.fill("#chat-input", "abc")
+    assert ana.page.inner_text(".chat-count") == "3/200"
+
+    # HTML typed in the chat shows as text, on both pages, and runs nothing.
+    say(ana, XSS)
+    wait_until(lambda: f"Ana {XSS}" in chat_texts(ana), message="Ana's line on her page")
+    assert ana.page.input_value("#chat-input") == ""
+    # Bob (a French page) sees the unread badge, then the line, as text.
+    bob.page.wait_for_selector("[data-key=chat] .badge.unread")
+    assert bob.page.inner_text("[data-key=chat] .badge.unread").startswith("1")
+    open_chat(bob)
+    wait_until(lambda: f"Ana {XSS}" in chat_texts(bob), message="Ana's line on Bob's page")
+    assert bob.page.locator("[data-key=chat] .badge.unread").count() == 0
+    for player in (ana, bob):
+        assert player.page.locator("#chat-panel img").count() == 0
+        assert player.page.evaluate("() => window.__pwned") == 0
+
+    # A quick phrase: each page shows it in its own language.
+    assert bob.page.inner_text("[data-key=phrase-well_played]") == "Bien joué"
+    ana.page.click("[data-key=phrase-well_played]")
+    wait_until(lambda: "Ana Well played" in chat_texts(ana), message="the phrase in English")
+    wait_until(lambda: "Ana Bien joué" in chat_texts(bob), message="the phrase in French")
+
+    # An empty line is refused in words, in the panel.
+    say(bob, "   ")
+    bob.page.wait_for_selector(".chat-error[data-code=chat_empty]")
+    assert "Écrivez d'abord quelque chose" in bob.page.inner_text(".chat-error")
+
+    # Escape (or ✕) closes the panel, and the focus goes back to the chat button; the table is as before.
+    ana.page.keyboard.press("Escape")
+    ana.page.wait_for_selector("#chat-panel", state="detached")
+    assert ana.page.evaluate("() => document.activeElement.dataset.key") == "chat"
+    assert covered_by_anything(ana.page, ".hand .card") == []
+    bob.page.click("[data-key=chat-close]")
+    bob.page.wait_for_selector("#chat-panel", state="detached")
+
+    # A reload shows the kept lines again, each once.
+    bob.page.reload()
+    wait_until(lambda: len(kept_texts(bob)) >= 2, message="the lines after the reload")
+    open_chat(bob)
+    assert chat_texts(bob).count(f"Ana {XSS}") == 1
+    assert chat_texts(bob).count("Ana Bien joué") == 1
+    for player in (ana, bob):
+        assert player.errors == []
+    for context in contexts:
+        context.close()
+
+
+def test_spectators_lines_stay_on_the_rail_a_hidden_person_stays_hidden_and_the_host_mutes(
+    browser: Browser, server_url: str
+) -> None:
+    contexts, ana, bob, room_id = seated_with_friend(browser, server_url, "desktop")
+    eve_context = new_context(browser, "phone")
+    eve = Player(eve_context.new_page())
+    ready_page(eve, server_url, "Eve")
+    eve.page.goto(f"{server_url}?room={room_id}")
+    wait_until(lambda: eve.state().get("room"), message="Eve watching")
+
+    # Eve watches and says something: her page shows it (marked as a spectator's), no seat gets it.
+    open_chat(eve)
+    assert "spectators" in eve.page.inner_text("#chat-panel")
+    say(eve, "from the rail")
+    wait_until(lambda: any("from the rail" in line for line in chat_texts(eve)), message="Eve's line on her page")
+    assert eve.page.locator(".chat-line.watcher .chat-watcher").count() == 1
+    # Ana speaks after Eve: once Ana's line has reached Bob and Eve, Eve's earlier line would have too.
+    open_chat(ana)
+    say(ana, "first")
+    for player in (ana, bob, eve):
+        wait_until(lambda p=player: "Ana: first" in kept_texts(p), message="Ana's line everywhere")
+    for player in (ana, bob):
+        assert not any("from the rail" in line for line in kept_texts(player))
+
+    # Bob hides Ana's lines on his screen: her next line is not shown, not even counted as unread.
+    open_chat(bob)
+    bob.page.click(".chat-line[data-seat='0'] .chat-hide")
+    wait_until(lambda: not any(line.startswith("Ana ") for line in chat_texts(bob)), message="Ana's lines hidden")
+    bob.page.click("[data-key=chat-close]")
+    say(ana, "second")
+    wait_until(lambda: "Ana: second" in kept_texts(bob), message="Ana's second line held")
+    assert bob.page.locator("[data-key=chat] .badge.unread").count() == 0
+    # ... and after a reload too (the choice is kept in this browser).
+    bob.page.reload()
+    wait_until(lambda: "Ana: second" in kept_texts(bob), message="the lines after the reload")
+    open_chat(bob)
+    assert not any(line.startswith("Ana ") for line in chat_texts(bob))
+    assert eve.page.locator(".chat-line[data-seat='0']").count() == 2  # Eve still reads Ana
+
+    # The host mutes Bob for everyone: Bob is told in words when he tries to speak.
+    ana.page.click("[data-key=chat-people]")
+    ana.page.click("[data-key=mute-all-1]")
+    wait_until(lambda: bob.page.evaluate("() => window.whistApp.chat.hostMuted.includes(1)"), message="Bob muted")
+    say(bob, "hello?")
+    bob.page.wait_for_selector(".chat-error[data-code=chat_muted]")
+    assert "The host has muted your chat" in bob.page.inner_text(".chat-error")
+    for player in (ana, bob, eve):
+        assert player.errors == []
+    for context in [*contexts, eve_context]:
+        context.close()
+
+
+# ------------------------------------------------------------------------------------------ play again
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_play_again_starts_a_new_session_for_everyone(browser: Browser, server_url: str, size: str) -> None:
+    contexts, ana, bob, room_id = seated_with_friend(browser, server_url, size, deals=1)
+    while not all((p.state()["room"] or {}).get("session_over") for p in (ana, bob)):
+        for player in (ana, bob):
+            if player.my_turn():
+                player.act_by_clicking()
+            view = player.view() or {}
+            if view.get("phase") == "end" and player.page.locator("#next-deal:not([disabled])").count():
+                player.page.click("#next-deal")  # a thrown-in deal: it does not count
+    for player in (ana, bob):
+        player.page.wait_for_selector("#play-again")
+    ana.page.click("#play-again")
+    wait_until(lambda: "Waiting for: Bob" in ana.page.inner_text("#modal-root"), message="Ana waiting for Bob")
+    assert ana.page.is_disabled("#play-again")
+    wait_until(lambda: "Waiting for: you" in bob.page.inner_text("#modal-root"), message="Bob asked")
+    bob.page.click("#play-again")
+    for player in (ana, bob):
+        wait_until(lambda p=player: not p.state()["room"]["session_over"] and p.state()["room"]["status"] == "playing",
+                   message="the new session")
+        state = player.state()
+        assert state["room"]["played_deals"] == 0 and state["room"]["balances"] == [0, 0, 0, 0]
+        assert state["view"]["phase"] != "end"
+        player.page.wait_for_selector("#modal-root .modal", state="detached")
+        assert state["you"]["seat"] in (0, 1)
+    # The table just goes on: the new deal is played as the first one was.
+    wait_until(lambda: any(p.my_turn() for p in (ana, bob)), message="a turn in the new session")
+    for player in (ana, bob):
+        assert player.errors == []
+    for context in contexts:
+        context.close()
