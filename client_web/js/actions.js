@@ -91,7 +91,7 @@ export const actions = {
     const result = await send("daily", { player_key: playerKey() });
     if (!result) return;
     keepToken(result.room_id, result.token);
-    actions.enterRoom(result.room_id);
+    actions.enterRoom(result.room_id, { created: true });
     actions.settleConnection();
   },
 
@@ -117,7 +117,7 @@ export const actions = {
     });
     if (!result) return;
     keepToken(result.room_id, result.token);
-    actions.enterRoom(result.room_id);
+    actions.enterRoom(result.room_id, { created: true });
     if (bots) await send("start");
     actions.settleConnection();
   },
@@ -169,9 +169,9 @@ export const actions = {
     actions.settleConnection();
   },
 
-  enterRoom(roomId) {
+  enterRoom(roomId, { created = false } = {}) {
     showInAddress(roomId);
-    update.roomEntered(roomId);
+    update.roomEntered(roomId, { created });
   },
 
   /** After a (re)connection or on opening a link: resume with the token, or watch. */

@@ -65,7 +65,7 @@ export function chatButton(state) {
   return h("button", {
     type: "button", class: `ghost small chat-btn ${chat.open ? "open" : ""}`, dataset: { key: "chat" },
     "aria-expanded": String(chat.open), "aria-controls": "chat-panel", onclick: () => openChat(!chat.open),
-  }, h("span", { "aria-hidden": "true" }, "💬 "), t("chat.button"),
+  }, t("chat.button"),
   chat.unread && !chat.open ? h("span", { class: "badge unread", dataset: { unread: chat.unread } },
     String(chat.unread), h("span", { class: "visually-hidden" }, ` ${t("chat.unread", { n: chat.unread })}`)) : null);
 }
@@ -142,7 +142,7 @@ function chatLine(state, line) {
     mine ? null : h("button", {
       type: "button", class: "ghost small chat-hide", dataset: { key: `chat-hide-${person}` },
       "aria-label": t("chat.hide", { name }), title: t("chat.hide", { name }), onclick: () => chatPersonHidden(person, true),
-    }, h("span", { "aria-hidden": "true" }, "🔇")));
+    }, t("chat.hide.short")));
 }
 
 /** The host's "mute for everyone", one button per other seated human. */

@@ -139,10 +139,12 @@ export function quickRulesetChosen(ruleset) { commit("quickRulesetChosen", {}, {
 
 // ----------------------------------------------------------------------------- rooms
 
-/** The page shows `roomId` (its state follows in a push). */
-export function roomEntered(roomId) {
+/** The page shows `roomId` (its state follows in a push); `created`: we have just created it. */
+export function roomEntered(roomId, { created = false } = {}) {
   const fresh = roomId !== current.roomId;
-  commit("roomEntered", { roomId, notFound: false, ...(fresh ? { chat: chatFor(roomId), playAgain: { asked: false, waitingFor: null } } : {}) });
+  // A room just created has no chat to replay (and its replay may have come before its id was known).
+  const chat = { ...chatFor(roomId), heard: created };
+  commit("roomEntered", { roomId, notFound: false, ...(fresh ? { chat, playAgain: { asked: false, waitingFor: null } } : {}) });
 }
 
 /** The room asked for does not exist. */

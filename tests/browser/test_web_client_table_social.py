@@ -294,6 +294,12 @@ def test_spectators_lines_stay_on_the_rail_a_hidden_person_stays_hidden_and_the_
     say(eve, "from the rail")
     wait_until(lambda: any("from the rail" in line for line in chat_texts(eve)), message="Eve's line on her page")
     assert eve.page.locator(".chat-line.watcher .chat-watcher").count() == 1
+    # Bob speaks: Ana (who created the room) sees the unread badge on her closed chat.
+    open_chat(bob)
+    say(bob, "hi all")
+    ana.page.wait_for_selector("[data-key=chat] .badge.unread")
+    assert ana.page.inner_text("[data-key=chat] .badge.unread").startswith("1")
+    bob.page.click("[data-key=chat-close]")
     # Ana speaks after Eve: once Ana's line has reached Bob and Eve, Eve's earlier line would have too.
     open_chat(ana)
     say(ana, "first")
@@ -316,6 +322,9 @@ def test_spectators_lines_stay_on_the_rail_a_hidden_person_stays_hidden_and_the_
     open_chat(bob)
     assert not any(line.startswith("Ana ") for line in chat_texts(bob))
     assert eve.page.locator(".chat-line[data-seat='0']").count() == 2  # Eve still reads Ana
+    # Bob can show her again (the hidden person is named with a button).
+    bob.page.click(".chat-show")
+    wait_until(lambda: "Ana second" in chat_texts(bob), message="Ana's lines shown again")
 
     # The host mutes Bob for everyone: Bob is told in words when he tries to speak.
     ana.page.click("[data-key=chat-people]")

@@ -467,4 +467,5 @@ export default {
   "again.help": "A new session at this table, same seats and rules: it starts when every player has said yes.",
   "again.waiting": "Waiting for: {names}",
   "again.asked": "You said yes. Starting…",
+  "chat.hide.short": "Hide",
 };

@@ -480,4 +480,5 @@ export default {
   "again.help": "Une nouvelle partie à cette table, mêmes places et mêmes règles : elle commence quand tous les joueurs ont dit oui.",
   "again.waiting": "En attente de : {names}",
   "again.asked": "Vous avez dit oui. Ça commence…",
+  "chat.hide.short": "Masquer",
 };

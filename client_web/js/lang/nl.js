@@ -480,4 +480,5 @@ export default {
   "again.help": "Een nieuw spel aan deze tafel, dezelfde plaatsen en regels: het begint als elke speler ja heeft gezegd.",
   "again.waiting": "Wachten op: {names}",
   "again.asked": "Je zei ja. Het begint…",
+  "chat.hide.short": "Verbergen",
 };
