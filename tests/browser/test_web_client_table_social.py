@@ -19,6 +19,7 @@ from browser_helpers import (
     wait_until,
 )
 from playwright.sync_api import Browser, Page
+from test_web_client_a11y import serious_violations
 
 pytestmark = pytest.mark.browser
 
@@ -216,7 +217,7 @@ def wait_for_my_call(ana: Player, bob: Player) -> None:
 def test_chat_opens_and_closes_without_covering_the_hand_or_the_calls_and_reaches_the_table(
     browser: Browser, server_url: str, size: str
 ) -> None:
-    contexts, ana, bob, room_id = seated_with_friend(browser, server_url, size, friend_locale="fr-FR")
+    contexts, ana, bob, room_id = seated_with_friend(browser, server_url, size, clock="90", friend_locale="fr-FR")
     for player in (ana, bob):
         player.page.evaluate("() => { window.__pwned = 0; }")
     wait_for_my_call(ana, bob)
@@ -252,6 +253,9 @@ def test_chat_opens_and_closes_without_covering_the_hand_or_the_calls_and_reache
     ana.page.click("[data-key=phrase-well_played]")
     wait_until(lambda: "Ana Well played" in chat_texts(ana), message="the phrase in English")
     wait_until(lambda: "Ana Bien joué" in chat_texts(bob), message="the phrase in French")
+
+    # With the chat open, its lines and a turn clock running, axe finds nothing serious.
+    assert serious_violations(bob.page) == []
 
     # An empty line is refused in words, in the panel.
     say(bob, "   ")
