@@ -257,10 +257,7 @@ export const actions = {
 
   /** Whether the turn clock gave our seat to the bot (we are here, yet the bot plays for us). */
   takenOver() {
-    const seat = state().you?.seat;
-    const info = seat === null || seat === undefined ? null : state().room?.seats?.[seat];
-    return Boolean(info && info.kind === "human" && info.bot_playing && info.connected
-      && !["waiting", "over"].includes(state().room.status));
+    return state().clockTakeover && !["waiting", "over"].includes(state().room?.status);
   },
 
   /** "I'm back": take our seat back from the bot with the kept token (`resume`). */

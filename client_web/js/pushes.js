@@ -73,11 +73,18 @@ function noteTrickCompletion(before, after) {
   }
 }
 
-/** The events the store keeps: the host's chat mutes, who "Play again" waits for, a new session. */
+/**
+ * The events the store keeps: the host's chat mutes, who "Play again" waits for, a new session, and
+ * the turn clock giving our seat to the bot (or the seat given back).
+ */
 function noteSocialEvents(events) {
   for (const event of events || []) {
     if (event.type === "chat_muted") update.chatSeatMuted(event.seat, event.muted);
     else if (event.type === "play_again") update.playAgainWaiting(event.waiting_for);
     else if (event.type === "session_started") update.sessionStarted();
+    else if (event.seat === state().you?.seat && state().you?.seat !== null && state().you?.seat !== undefined) {
+      if (event.type === "bot_took_over" && event.reason === "clock") update.seatTakenOver(true);
+      else if (event.type === "player_returned") update.seatTakenOver(false);
+    }
   }
 }

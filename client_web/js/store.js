@@ -48,6 +48,8 @@ let current = freeze({
   // The table chat (see NO_CHAT), and "Play again" at the end of the session: {asked, waitingFor}.
   chat: chatFor(new URLSearchParams(location.search).get("room")),
   playAgain: { asked: false, waitingFor: null },
+  // The turn clock gave our seat to the bot (two expiries in a row) until we are back ("I'm back").
+  clockTakeover: false,
   ui: {
     nameDraft: null,
     lastTrickOpen: false,
@@ -144,7 +146,8 @@ export function roomEntered(roomId, { created = false } = {}) {
   const fresh = roomId !== current.roomId;
   // A room just created has no chat to replay (and its replay may have come before its id was known).
   const chat = { ...chatFor(roomId), heard: created };
-  commit("roomEntered", { roomId, notFound: false, ...(fresh ? { chat, playAgain: { asked: false, waitingFor: null } } : {}) });
+  commit("roomEntered", { roomId, notFound: false,
+    ...(fresh ? { chat, playAgain: { asked: false, waitingFor: null }, clockTakeover: false } : {}) });
 }
 
 /** The room asked for does not exist. */
@@ -152,7 +155,7 @@ export function roomMissing() { commit("roomMissing", { notFound: true }); }
 
 /** Back to the lobby: the room's state is dropped. */
 export function lobbyEntered() {
-  commit("lobbyEntered", { roomId: null, you: null, room: null, view: null, notFound: false, chat: chatFor(null),
+  commit("lobbyEntered", { roomId: null, you: null, room: null, view: null, notFound: false, chat: chatFor(null), clockTakeover: false,
     playAgain: { asked: false, waitingFor: null } });
 }
 
@@ -164,8 +167,22 @@ export function stateReceived({ you, room, view }) {
   const ui = {};
   if (room && current.ui.readySent !== null && room.deal_number !== current.ui.readySent) ui.readySent = null;
   const answered = current.pendingAction && room?.version !== current.pendingVersion;
-  commit("stateReceived", { you, room, view, ...(answered ? { pendingAction: null } : {}) }, { ui });
+  commit("stateReceived", { you, room, view, clockTakeover: takeoverAfter(you, room), ...(answered ? { pendingAction: null } : {}) }, { ui });
 }
+
+/**
+ * Whether the clock's bot keeps our seat after this state: until the seat shows no bot. The events say
+ * when it starts (`seatTakenOver`); on entering a room (a reload) a seat the bot plays although we are
+ * here can only be one the clock gave it (a one-off action for an expired turn lasts a moment).
+ */
+function takeoverAfter(you, room) {
+  const info = you?.seat === null || you?.seat === undefined ? null : room?.seats?.[you.seat];
+  if (!info || !info.bot_playing || info.kind !== "human") return false;
+  return current.clockTakeover || (current.room === null && info.connected);
+}
+
+/** The clock's bot took our seat over (true: `bot_took_over` with reason "clock") or gave it back. */
+export function seatTakenOver(taken) { commit("seatTakenOver", { clockTakeover: taken }); }
 
 /** An action is on its way (the calls and cards wait for the state that follows). */
 export function actionSent(action) {

@@ -26,6 +26,22 @@ pytestmark = pytest.mark.browser
 SIZES = ["phone", "desktop"]
 #: The "I'm back" button a person can press: in a dialog, or on the table when no dialog covers it.
 BACK = "#modal-root [data-key=im-back], #app:not([inert]) [data-key=im-back]"
+#: Notes, in the order the page shows them, when the takeover is said and when "I'm back" appears.
+WATCH_BACK = """
+window.__marks = [];
+window.__said = [];
+new MutationObserver((records) => {
+  for (const record of records) {
+    if (record.target.id !== 'live') continue;
+    for (const node of record.addedNodes) window.__said.push(node.textContent);
+  }
+  const live = document.getElementById('live');
+  if (live && live.textContent.includes('out of time twice') && !window.__marks.includes('takeover said')) {
+    window.__marks.push('takeover said');
+  }
+  if (document.querySelector('[data-key=im-back]') && !window.__marks.includes('button')) window.__marks.push('button');
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
 XSS = "<img src=x onerror=window.__pwned=1>"
 
 
@@ -76,6 +92,12 @@ def seconds_shown(player: Player) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def said(player: Player) -> list[str]:
+    """Everything the page has said in its live region so far (WATCH_BACK records it)."""
+    lines: list[str] = player.page.evaluate("() => window.__said || []")
+    return lines
+
+
 def hit_is(page: Page, selector: str) -> bool:
     """Whether the centre of `selector` shows that very element (a tap there would reach it)."""
     found: bool = page.evaluate(
@@ -96,6 +118,7 @@ def test_the_turn_clock_counts_down_the_bot_plays_and_two_expiries_need_im_back(
     browser: Browser, server_url: str, size: str
 ) -> None:
     context = new_context(browser, size)
+    context.add_init_script(WATCH_BACK)
     ana = Player(context.new_page())
     ready_page(ana, server_url, "Ana")
     # A 3-second clock (the form offers 30 s and more), asked for as the page asks for any room.
@@ -120,8 +143,17 @@ def test_the_turn_clock_counts_down_the_bot_plays_and_two_expiries_need_im_back(
 
     # Out of time: everyone is told in words, and the bot acted for her.
     before = ana.state()["view"]
-    ana.page.wait_for_function("() => document.getElementById('live').textContent"
-                               ".includes('The bot played for Ana: out of time.')", timeout=15000)
+    # A spectator sees the clock on Ana's seat too (this turn's, or her next one's).
+    eve_context = new_context(browser, "phone")
+    eve_context.add_init_script(WATCH_BACK)
+    eve = Player(eve_context.new_page())
+    eve.page.goto(f"{server_url}?room={ana.state()['roomId']}")
+    wait_until(lambda: eve.state().get("room"), message="Eve watching")
+    wait_until(lambda: any(c["seat"] == me for c in clock_seen(eve)["found"]), timeout=10,
+               message="the clock on Ana's seat for the spectator")
+    for player in (ana, eve):
+        wait_until(lambda p=player: "The bot played for Ana: out of time." in said(p), timeout=15,
+                   message="out of time said")
 
     def bot_acted() -> bool:
         view = ana.state()["view"] or {}
@@ -140,12 +172,15 @@ def test_the_turn_clock_counts_down_the_bot_plays_and_two_expiries_need_im_back(
     wait_until(back_offered, timeout=60, message="the I'm back button")
     state = ana.state()
     assert state["room"]["seats"][me]["bot_playing"] is True
-    assert "out of time twice" in ana.page.inner_text("body")
+    # The button came only once the bot had taken the seat over (not for the one action of an expiry).
+    marks = ana.page.evaluate("() => window.__marks")
+    assert marks and marks[0] == "takeover said" and "button" in marks, marks
     ana.page.locator(BACK).first.click()
     wait_until(lambda: ana.state()["room"]["seats"][me]["bot_playing"] is False, message="the seat given back")
     wait_until(lambda: ana.page.locator("[data-key=im-back]").count() == 0, message="the button gone")
-    assert ana.errors == []
+    assert ana.errors == [] and eve.errors == []
     context.close()
+    eve_context.close()
 
 
 def test_the_create_form_sends_its_turn_clock_and_play_now_keeps_the_default(browser: Browser, server_url: str) -> None:
@@ -287,6 +322,7 @@ def test_spectators_lines_stay_on_the_rail_a_hidden_person_stays_hidden_and_the_
 ) -> None:
     contexts, ana, bob, room_id = seated_with_friend(browser, server_url, "desktop")
     eve_context = new_context(browser, "phone")
+    eve_context.add_init_script(WATCH_BACK)
     eve = Player(eve_context.new_page())
     ready_page(eve, server_url, "Eve")
     eve.page.goto(f"{server_url}?room={room_id}")
