@@ -17,6 +17,9 @@ const { state } = update;
 const NAME_KEY = "whist.name";
 const TOKEN_PREFIX = "whist.token.";
 
+// An "I'm back" on its way (see actions.backToSeat).
+let backing = false;
+
 // Resolved once the server has said hello (rulesets known): a button pressed before that waits for it.
 let serverKnown;
 const serverReady = new Promise((resolve) => { serverKnown = resolve; });
@@ -88,7 +91,7 @@ export const actions = {
     const result = await send("daily", { player_key: playerKey() });
     if (!result) return;
     keepToken(result.room_id, result.token);
-    actions.enterRoom(result.room_id);
+    actions.enterRoom(result.room_id, { created: true });
     actions.settleConnection();
   },
 
@@ -102,17 +105,19 @@ export const actions = {
     }
   },
 
-  async createRoom({ ruleset, houseRules, session, bots, sit, bot = null }) {
+  /** Create a room (`turnSeconds`: the turn clock; left out, the server's default, as for "Play now"). */
+  async createRoom({ ruleset, houseRules, session, bots, sit, bot = null, turnSeconds = null }) {
     await serverReady;
     const rulesets = state().server.rulesets;
     ruleset = ruleset || state().ui.form.ruleset || (rulesets.includes("couleur") ? "couleur" : rulesets[0]);
     await sayName();
     const result = await send("create_room", {
       ruleset, house_rules: houseRules, session, seat: sit ? "any" : null, ...(bot ? { bot } : {}),
+      ...(turnSeconds !== null && turnSeconds !== undefined ? { turn_seconds: turnSeconds } : {}),
     });
     if (!result) return;
     keepToken(result.room_id, result.token);
-    actions.enterRoom(result.room_id);
+    actions.enterRoom(result.room_id, { created: true });
     if (bots) await send("start");
     actions.settleConnection();
   },
@@ -164,9 +169,9 @@ export const actions = {
     actions.settleConnection();
   },
 
-  enterRoom(roomId) {
+  enterRoom(roomId, { created = false } = {}) {
     showInAddress(roomId);
-    update.roomEntered(roomId);
+    update.roomEntered(roomId, { created });
   },
 
   /** After a (re)connection or on opening a link: resume with the token, or watch. */
@@ -234,6 +239,8 @@ export const actions = {
 
   async ready() {
     update.readySent(state().room?.deal_number ?? null);
+    // A player the turn clock replaced by the bot who says "Next deal" is back: the seat first.
+    if (actions.takenOver()) await actions.backToSeat();
     if (!(await send("ready"))) update.readySent(null);
   },
 
@@ -247,6 +254,50 @@ export const actions = {
     toast(t("end.left"));
   },
   start() { return send("start"); },
+
+  /** Whether the turn clock gave our seat to the bot (we are here, yet the bot plays for us). */
+  takenOver() {
+    return state().clockTakeover && !["waiting", "over"].includes(state().room?.status);
+  },
+
+  /** "I'm back": take our seat back from the bot with the kept token (`resume`). */
+  async backToSeat() {
+    const roomId = state().roomId;
+    const token = tokenFor(roomId);
+    if (!roomId || !token || backing) return null;
+    backing = true; // one "I'm back" at a time (a press is both a pointerdown and a click)
+    try {
+      return await send("resume", { room_id: roomId, token });
+    } finally {
+      backing = false;
+    }
+  },
+
+  /** A line to the table: free `text` or a quick `phrase`. A refusal is said in the chat panel. */
+  async sendChat({ text = null, phrase = null }) {
+    try {
+      await conn.request("chat", phrase ? { phrase } : { text });
+      if (!phrase) update.chatSent();
+      else update.chatFailed(null);
+    } catch (error) {
+      if (error.code === "disconnected") return; // the banner says it
+      update.chatFailed(error);
+    }
+  },
+
+  /** Host: mute (or unmute) a seat's chat for everyone. */
+  async muteForEveryone(seat, muted) {
+    const result = await send("mute_chat", { seat, muted });
+    if (result) update.chatSeatMuted(result.seat, result.muted);
+  },
+
+  /** "Play again": ask for a new session at this table; it starts once every seated human has asked. */
+  async playAgain() {
+    update.playAgainAsked(true);
+    const result = await send("play_again");
+    if (!result) return update.playAgainAsked(false);
+    if (!result.started) update.playAgainWaiting(result.waiting_for);
+  },
   addBot(seat) { return send("add_bot", { seat }); },
 
   /** "Hint": what the bot would do in our seat, computed by the server from our own view. */

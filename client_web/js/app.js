@@ -11,6 +11,7 @@ import { receive } from "./pushes.js";
 import { reported, onReport } from "./errors.js";
 import { render, toggleSettings, chooseLanguage } from "./render.js";
 import * as store from "./store.js";
+import { closeChat } from "./chat.js";
 
 const { state } = store;
 
@@ -25,6 +26,8 @@ function onKey(event) {
     if (lastTrickOpen || rareOpen || helpOpen) {
       store.dialogsClosed();
       if (rareOpen) requestAnimationFrame(() => document.querySelector("[data-key=more-calls]")?.focus());
+    } else if (state().chat.open) {
+      closeChat();
     }
     return;
   }
@@ -51,7 +54,7 @@ function debugHandle() {
     revision: { get: store.stateRevision, enumerable: true },
     drawn: { get: () => Number(document.body.dataset.drawn ?? -1), enumerable: true },
     ...Object.fromEntries(["name", "server", "rooms", "roomsLoaded", "leaderboard", "roomId", "you", "room", "view",
-      "pendingAction", "replay"].map((name) => [name, read(name)])),
+      "pendingAction", "replay", "chat", "playAgain"].map((name) => [name, read(name)])),
     addBot: { value: (seat) => actions.addBot(seat) },
   });
 }

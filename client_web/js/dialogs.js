@@ -12,6 +12,7 @@ import { rareSheet } from "./panel.js";
 import { actions, conn } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
 import { dialogClosed, redrawn, summaryHidden, summaryToggled } from "./store.js";
+import { backNotice } from "./table.js";
 
 /** Draw the open dialogs; while one is open the table behind it is inert (Tab stays in the dialog). */
 export function renderModals(state, modalRoot) {
@@ -141,10 +142,13 @@ function summaryDialog(state, over) {
   const buttons = h("div", { class: "row buttons" });
   if (over) {
     body.prepend(h("p", { class: "final-note" }, t("ann.session_over")));
+    const again = playAgainBlock(state);
+    if (again) body.append(again);
     buttons.append(
-      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => replayActions.downloadRecords() }, t("final.download")),
+      h("button", { type: "button", class: again ? "secondary" : "primary", id: "download-records", dataset: { key: "download", autofocus: again ? null : "" }, onclick: () => replayActions.downloadRecords() }, t("final.download")),
       h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => actions.leave() }, t("final.lobby")));
   } else if (mySeat(state) !== null && view.hand) {
+    if (actions.takenOver()) body.append(backNotice());
     const ready = state.ui.readySent === room.deal_number || room.seats[mySeat(state)]?.ready;
     buttons.append(h("button", { type: "button", class: "primary", id: "next-deal", disabled: ready, dataset: { key: "next-deal", autofocus: ready ? null : "" }, onclick: () => actions.ready() }, t("end.next")));
     // Everyone may stop: the host ends the session for the table; another player ends their own
@@ -192,12 +196,33 @@ function fairnessNote(state) {
     h("a", { href: `fair.html#${how}`, target: "_blank", rel: "noopener", dataset: { key: "fair-how" } }, t("fair.how")));
 }
 
+/**
+ * "Play again" at the end of the session: a new session at this table, once every seated human has
+ * said yes (docs/protocol.md, `play_again`); who is still awaited. Not for spectators nor a daily room.
+ */
+function playAgainBlock(state) {
+  const room = state.room;
+  const seat = mySeat(state);
+  if (seat === null || room.daily || room.seats[seat]?.kind !== "human") return null;
+  const { asked, waitingFor } = state.playAgain;
+  const names = (waitingFor || []).map((s) => (s === seat ? t("room.seat.you") : seatName(state, s)));
+  return h("div", { class: "play-again" },
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "primary", id: "play-again", disabled: asked, dataset: { key: "play-again", autofocus: asked ? null : "" },
+        onclick: () => actions.playAgain() }, t("again.button")),
+      h("small", { class: "muted" }, t("again.help"))),
+    names.length ? h("p", { class: "again-waiting", role: "status" }, t("again.waiting", { names: names.join(", ") }))
+      : asked ? h("p", { class: "again-waiting", role: "status" }, t("again.asked")) : null);
+}
+
 function finalDialog(state) {
+  const again = playAgainBlock(state);
   const body = h("div", { class: "summary" },
     balancesTable(state, null),
     dailyNote(state.room),
+    again,
     h("div", { class: "row buttons" },
-      h("button", { type: "button", class: "primary", id: "download-records", dataset: { key: "download", autofocus: "" }, onclick: () => replayActions.downloadRecords() }, t("final.download")),
+      h("button", { type: "button", class: again ? "secondary" : "primary", id: "download-records", dataset: { key: "download", autofocus: again ? null : "" }, onclick: () => replayActions.downloadRecords() }, t("final.download")),
       state.room.played_deals ? replayButton(state, "pick") : null,
       h("button", { type: "button", class: "secondary", dataset: { key: "final-lobby" }, onclick: () => actions.leave() }, t("final.lobby"))));
   return modal("final", t("final.title"), body);

@@ -32,13 +32,17 @@ export function unlessCancelled(where) {
   };
 }
 
+/** A server error as a sentence: known codes in the page's language, the server's own words otherwise. */
+export function errorText(error) {
+  const known = error?.code ? own(`error.code.${error.code}`, { message: error.message || "" }) : null;
+  return known || error?.message ? `${t("error.prefix")} ${known || error.message}` : t("error.generic");
+}
+
 /** Show a server error as a sentence; it stays until dismissed or replaced (8 s at most). */
 export function showError(error) {
   if (error?.code === "disconnected") return; // the connection banner says it
   const box = document.getElementById("errors");
-  // Known codes read as a sentence in the page's language; the server's own words otherwise (English).
-  const known = error?.code ? own(`error.code.${error.code}`, { message: error.message || "" }) : null;
-  const text = known || error?.message ? `${t("error.prefix")} ${known || error.message}` : t("error.generic");
+  const text = errorText(error);
   const item = h("div", { class: "error", dataset: { code: error?.code || "" } },
     h("span", {}, text),
     h("button", { type: "button", class: "ghost small", onclick: () => item.remove() }, t("error.dismiss")));

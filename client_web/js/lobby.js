@@ -12,6 +12,13 @@ import * as store from "./store.js";
 const form = () => store.state().ui.form;
 /** The bot levels the page knows how to explain, weakest first; the server's `hello` says which it has. */
 const BOT_LEVELS = ["random", "heuristic", "expert"];
+/** The turn clocks the form offers, in seconds (0: none). */
+const TURN_CLOCKS = [0, 30, 60, 90];
+
+/** The form's turn clock: the one chosen, else the default for a listed (or unlisted) room. */
+function chosenClock(values) {
+  return values.turnSeconds ?? store.defaultTurnSeconds(values.listed);
+}
 
 /** Draw (or refresh) the lobby inside `root`. */
 export function renderLobby(state, root) {
@@ -117,12 +124,23 @@ function buildLobby(state) {
         h("span", { class: "choice-text" }, h("strong", {}, has(`bot.${name}`) ? t(`bot.${name}`) : name),
           has(`bot.${name}.desc`) ? h("small", {}, t(`bot.${name}.desc`)) : null))))) : null;
 
+  // The turn clock of the room: how long a human has for each card or call (docs/protocol.md).
+  const clockChoice = h("div", { class: "house-rule clock-choice" },
+    h("label", { for: "turn-seconds" }, h("strong", {}, t("lobby.create.clock"))),
+    h("select", {
+      id: "turn-seconds", dataset: { key: "turn-seconds" },
+      onchange: (event) => store.formChanged({ turnSeconds: Number(event.target.value) }),
+    }, TURN_CLOCKS.map((seconds) => h("option", { value: seconds, selected: seconds === chosenClock(chosen) },
+      seconds ? t("lobby.create.clock.seconds", { n: seconds }) : t("lobby.create.clock.off")))),
+    h("small", { class: "help" }, t("lobby.create.clock.help")));
+
   const submit = (sit, bots = null) => (event) => {
     event.preventDefault();
     if (nameInput.value.trim() && nameInput.value.trim() !== store.state().name) actions.saveName(nameInput.value);
     const now = form();
     const session = now.length === "deals" ? { deals: now.deals || 1 } : now.length === "target" ? { target: now.target || 1 } : {};
-    actions.createRoom({ ruleset: now.ruleset, houseRules: { ...now.houseRules }, session, bots: bots ?? now.bots, sit, bot: now.bot });
+    actions.createRoom({ ruleset: now.ruleset, houseRules: { ...now.houseRules }, session, bots: bots ?? now.bots, sit, bot: now.bot,
+      turnSeconds: chosenClock(now) });
   };
   // The shortest way to a game, with its own choice of rules right beside it (the create-room form is
   // below the fold on a phone): that ruleset with its default house rules, 8 deals, three bots.
@@ -147,6 +165,7 @@ function buildLobby(state) {
     lengthBox,
     botsBox,
     botChoices,
+    clockChoice,
     h("div", { class: "row buttons" },
       h("button", { type: "submit", class: "primary", id: "create-room", dataset: { key: "create" } }, t("lobby.create.submit")),
       h("button", { type: "button", class: "secondary", id: "create-watch", dataset: { key: "create-watch" }, onclick: submit(false) },

@@ -1,7 +1,8 @@
-// What the server pushes (docs/protocol.md): a room's `state`, its `events`, and the `lobby`'s rooms.
-// Each becomes a named update of the store; a finished deal is checked for fairness (fair.js).
+// What the server pushes (docs/protocol.md): a room's `state`, its `events`, its `chat` lines, and the
+// `lobby`'s rooms. Each becomes a named update of the store; a finished deal is checked for fairness (fair.js).
 
 import { announceEvents, sweepTrick } from "./table.js";
+import { announceChat, isMine } from "./chat.js";
 import { canVerify, verifyDeal } from "./fair.js";
 import { report } from "./errors.js";
 import * as update from "./store.js";
@@ -17,7 +18,13 @@ export function receive(message) {
     noteTrickCompletion(before, message.view);
     noteFairness(message.room, message.view);
   } else if (message.type === "events") {
-    if (message.room_id === state().roomId) announceEvents(state(), message.events);
+    if (message.room_id !== state().roomId) return;
+    noteSocialEvents(message.events);
+    announceEvents(state(), message.events);
+  } else if (message.type === "chat") {
+    if (message.room_id !== state().roomId) return;
+    const fresh = update.chatReceived(message.lines, (line) => isMine(state(), line));
+    announceChat(state(), fresh);
   } else if (message.type === "lobby") {
     update.roomsListed(message.rooms);
   }
@@ -63,5 +70,21 @@ function noteTrickCompletion(before, after) {
     // Near the end of its moment on the table the trick slides to its winner, then the table is redrawn.
     setTimeout(() => sweepTrick(trick), 800);
     setTimeout(update.redrawn, 1150);
+  }
+}
+
+/**
+ * The events the store keeps: the host's chat mutes, who "Play again" waits for, a new session, and
+ * the turn clock giving our seat to the bot (or the seat given back).
+ */
+function noteSocialEvents(events) {
+  for (const event of events || []) {
+    if (event.type === "chat_muted") update.chatSeatMuted(event.seat, event.muted);
+    else if (event.type === "play_again") update.playAgainWaiting(event.waiting_for);
+    else if (event.type === "session_started") update.sessionStarted();
+    else if (event.seat === state().you?.seat && state().you?.seat !== null && state().you?.seat !== undefined) {
+      if (event.type === "bot_took_over" && event.reason === "clock") update.seatTakenOver(true);
+      else if (event.type === "player_returned") update.seatTakenOver(false);
+    }
   }
 }

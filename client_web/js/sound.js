@@ -1,5 +1,5 @@
 // Optional sounds, made with WebAudio (no downloaded file): a tick for a card, a chime for a trick won,
-// a soft ding when it is your turn. Off by default; the choice is remembered.
+// a soft ding when it is your turn, two short beeps when your turn clock is nearly out. Off by default; the choice is remembered.
 
 import { storageGet, storageSet } from "./storage.js";
 import { report } from "./errors.js";
@@ -29,9 +29,10 @@ const TONES = {
   card: [[660, 0.05, "triangle"]],
   trick: [[523, 0.09, "sine"], [784, 0.14, "sine"]],
   turn: [[880, 0.12, "sine"]],
+  clock: [[988, 0.07, "square"], [988, 0.07, "square"]],
 };
 
-/** Play one of the sounds ("card", "trick", "turn") if sounds are on; counted for the tests. */
+/** Play one of the sounds ("card", "trick", "turn", "clock": your clock nearly ran out) if sounds are on; counted for the tests. */
 export function playSound(name) {
   if (!enabled || !TONES[name]) return;
   window.whistSounds = (window.whistSounds || 0) + 1;

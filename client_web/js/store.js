@@ -4,18 +4,30 @@
 // on the next frame); a "quiet" change (what is being typed, which card has the focus) changes nothing
 // on the page and tells nobody. See docs/client.md, "The store".
 
-import { storageGet } from "./storage.js";
+import { storageGet, storageSet } from "./storage.js";
+import { report } from "./errors.js";
 
 const NAME_KEY = "whist.name";
 const FOUR_COLOUR_KEY = "whist.fourcolour";
 
 /** The create-room form as it first opens ("Play now" plays its number of deals). */
-export const DEFAULT_FORM = Object.freeze({ ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true, bot: null });
+export const DEFAULT_FORM = Object.freeze({
+  ruleset: null, houseRules: {}, length: "deals", deals: 8, target: 100, bots: true, bot: null, listed: true, turnSeconds: null,
+});
+
+/** The turn clock the create-room form offers first: 60 s for a listed room, none for an unlisted one (docs/protocol.md). */
+export function defaultTurnSeconds(listed) { return listed === false ? 0 : 60; }
+
+/** The table chat of the room shown: its lines (oldest first), whether the panel is open, what is typed. */
+const NO_CHAT = Object.freeze({ lines: [], open: false, unread: 0, draft: "", error: null, heard: false, hidden: [], hostMuted: [] });
+const HIDDEN_PREFIX = "whist.chat.hidden.";
+/** The most lines kept on the page (the server keeps 50). */
+const CHAT_KEEP = 50;
 
 let current = freeze({
   name: storageGet(NAME_KEY) || "",
   // What the server said in `hello`: its rulesets (names), bots, `ruleset_info`, and its replica's name.
-  server: { rulesets: [], bots: [], rulesetInfo: {}, replica: null },
+  server: { rulesets: [], bots: [], rulesetInfo: {}, replica: null, chatPhrases: [] },
   rooms: [],
   roomsLoaded: false,
   leaderboard: null,
@@ -33,6 +45,11 @@ let current = freeze({
   // Provably fair deals: the commitment each deal started with ("room:deal" -> hex), and the check of
   // each finished deal ("room:deal" -> {state: "checking" | "done" | "unavailable", verified, failed, late}).
   fair: { kept: {}, checks: {} },
+  // The table chat (see NO_CHAT), and "Play again" at the end of the session: {asked, waitingFor}.
+  chat: chatFor(new URLSearchParams(location.search).get("room")),
+  playAgain: { asked: false, waitingFor: null },
+  // The turn clock gave our seat to the bot (two expiries in a row) until we are back ("I'm back").
+  clockTakeover: false,
   ui: {
     nameDraft: null,
     lastTrickOpen: false,
@@ -95,6 +112,7 @@ export function serverDescribed(hello) {
       bots: hello.bots || [],
       rulesetInfo: hello.ruleset_info || {},
       replica: hello.replica || null,
+      chatPhrases: hello.chat_phrases || [],
     },
   });
 }
@@ -123,15 +141,22 @@ export function quickRulesetChosen(ruleset) { commit("quickRulesetChosen", {}, {
 
 // ----------------------------------------------------------------------------- rooms
 
-/** The page shows `roomId` (its state follows in a push). */
-export function roomEntered(roomId) { commit("roomEntered", { roomId, notFound: false }); }
+/** The page shows `roomId` (its state follows in a push); `created`: we have just created it. */
+export function roomEntered(roomId, { created = false } = {}) {
+  const fresh = roomId !== current.roomId;
+  // A room just created has no chat to replay (and its replay may have come before its id was known).
+  const chat = { ...chatFor(roomId), heard: created };
+  commit("roomEntered", { roomId, notFound: false,
+    ...(fresh ? { chat, playAgain: { asked: false, waitingFor: null }, clockTakeover: false } : {}) });
+}
 
 /** The room asked for does not exist. */
 export function roomMissing() { commit("roomMissing", { notFound: true }); }
 
 /** Back to the lobby: the room's state is dropped. */
 export function lobbyEntered() {
-  commit("lobbyEntered", { roomId: null, you: null, room: null, view: null, notFound: false });
+  commit("lobbyEntered", { roomId: null, you: null, room: null, view: null, notFound: false, chat: chatFor(null), clockTakeover: false,
+    playAgain: { asked: false, waitingFor: null } });
 }
 
 /**
@@ -142,8 +167,22 @@ export function stateReceived({ you, room, view }) {
   const ui = {};
   if (room && current.ui.readySent !== null && room.deal_number !== current.ui.readySent) ui.readySent = null;
   const answered = current.pendingAction && room?.version !== current.pendingVersion;
-  commit("stateReceived", { you, room, view, ...(answered ? { pendingAction: null } : {}) }, { ui });
+  commit("stateReceived", { you, room, view, clockTakeover: takeoverAfter(you, room), ...(answered ? { pendingAction: null } : {}) }, { ui });
 }
+
+/**
+ * Whether the clock's bot keeps our seat after this state: until the seat shows no bot. The events say
+ * when it starts (`seatTakenOver`); on entering a room (a reload) a seat the bot plays although we are
+ * here can only be one the clock gave it (a one-off action for an expired turn lasts a moment).
+ */
+function takeoverAfter(you, room) {
+  const info = you?.seat === null || you?.seat === undefined ? null : room?.seats?.[you.seat];
+  if (!info || !info.bot_playing || info.kind !== "human") return false;
+  return current.clockTakeover || (current.room === null && info.connected);
+}
+
+/** The clock's bot took our seat over (true: `bot_took_over` with reason "clock") or gave it back. */
+export function seatTakenOver(taken) { commit("seatTakenOver", { clockTakeover: taken }); }
 
 /** An action is on its way (the calls and cards wait for the state that follows). */
 export function actionSent(action) {
@@ -231,3 +270,90 @@ export function replayDrafted(text) {
 }
 
 export function replayClosed() { commit("replayClosed", { replay: null }); }
+
+// ----------------------------------------------------------------------------- table chat
+
+/** The chat of a room as it first shows: no line yet, and the people this browser hides there. */
+function chatFor(roomId) {
+  return { ...NO_CHAT, hidden: roomId ? hiddenPeople(roomId) : [] };
+}
+
+function hiddenPeople(roomId) {
+  const kept = storageGet(HIDDEN_PREFIX + roomId);
+  if (!kept) return [];
+  try {
+    const people = JSON.parse(kept);
+    return Array.isArray(people) ? people.map(String) : [];
+  } catch (error) {
+    report("reading the people hidden in the chat (none hidden)", error);
+    return [];
+  }
+}
+
+/** Who said a line, as a key: the seat and the name (a spectator has no seat). */
+export function chatPerson(from) { return `${from?.seat ?? "-"}|${from?.name ?? ""}`; }
+
+function lineKey(line) {
+  return `${line.at}|${chatPerson(line.from)}|${line.phrase ?? ""}|${line.text ?? ""}`;
+}
+
+/**
+ * Lines of a `chat` push, added to those shown, none twice (the lines replayed on entering a room and a
+ * line pushed as it is said may cross). `mine(line)` tells our own lines (never unread); lines of the
+ * first push after entering the room are history, not unread. Returns the lines that are new.
+ */
+export function chatReceived(lines, mine) {
+  const chat = current.chat;
+  const known = new Set(chat.lines.map(lineKey));
+  const fresh = (lines || []).filter((line) => !known.has(lineKey(line)));
+  const all = [...chat.lines, ...fresh].sort((a, b) => (a.at ?? 0) - (b.at ?? 0)).slice(-CHAT_KEEP);
+  const hidden = new Set(chat.hidden);
+  const unseen = chat.open || !chat.heard ? 0
+    : fresh.filter((line) => !mine(line) && !hidden.has(chatPerson(line.from)) && !chat.hostMuted.includes(line.from?.seat)).length;
+  commit("chatReceived", { chat: { ...chat, lines: all, heard: true, unread: chat.unread + unseen } });
+  return chat.heard ? fresh : [];
+}
+
+/** Open or close the chat panel (opening it reads every line). */
+export function chatOpened(open) {
+  commit("chatOpened", { chat: { ...current.chat, open, unread: open ? 0 : current.chat.unread, error: open ? current.chat.error : null } });
+}
+
+/** What is typed in the chat (quiet: the field shows it already). */
+export function chatDrafted(text) { commit("chatDrafted", { chat: { ...current.chat, draft: text } }, { quiet: true }); }
+
+/** A line was said: the field is emptied. */
+export function chatSent() { commit("chatSent", { chat: { ...current.chat, draft: "", error: null } }); }
+
+/** The server refused a line: `error` ({code, message}) is shown in the panel, the text stays. */
+export function chatFailed(error) {
+  commit("chatFailed", { chat: { ...current.chat, error: error ? { code: error.code ?? null, message: error.message ?? "" } : null } });
+}
+
+/** Hide (or show again) a person's lines on this screen; remembered for the room. */
+export function chatPersonHidden(person, hidden) {
+  const now = new Set(current.chat.hidden);
+  if (hidden) now.add(person);
+  else now.delete(person);
+  if (current.roomId) storageSet(HIDDEN_PREFIX + current.roomId, now.size ? JSON.stringify([...now]) : null);
+  commit("chatPersonHidden", { chat: { ...current.chat, hidden: [...now] } });
+}
+
+/** The host muted (or unmuted) a seat's chat for everyone (the `chat_muted` event). */
+export function chatSeatMuted(seat, muted) {
+  const others = current.chat.hostMuted.filter((s) => s !== seat);
+  commit("chatSeatMuted", { chat: { ...current.chat, hostMuted: muted ? [...others, seat] : others } });
+}
+
+// ----------------------------------------------------------------------------- play again
+
+/** "Play again" pressed (true) or refused (false). */
+export function playAgainAsked(asked) { commit("playAgainAsked", { playAgain: { ...current.playAgain, asked } }); }
+
+/** Who the new session still waits for (a `play_again` event or answer): a list of seats. */
+export function playAgainWaiting(waitingFor) {
+  commit("playAgainWaiting", { playAgain: { ...current.playAgain, waitingFor: [...(waitingFor || [])] } });
+}
+
+/** The new session started: the table goes on. */
+export function sessionStarted() { commit("sessionStarted", { playAgain: { asked: false, waitingFor: null } }); }

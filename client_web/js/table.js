@@ -17,6 +17,8 @@ import { toast, announce, drawNews } from "./news.js";
 import { actions } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
 import { dialogOpened } from "./store.js";
+import { seatClock } from "./clock.js";
+import { chatButton, chatPanel, chatBeside, keepChatScroll } from "./chat.js";
 
 // ------------------------------------------------------------------------------------------ announcements
 
@@ -57,7 +59,11 @@ function eventText(state, event) {
     case "trou_answer": return t("ann.trou_answer", { name: name(event.seat), suit: `${SUIT_SYMBOL[event.trump] ?? ""} ${t(`suit.${event.trump}`)}` });
     case "trou_refused": return t("ann.trou_refused", { name: name(event.seat), call: contractTitle(event.call, null) });
     case "auto_pass": return t("ann.auto_pass", { name: name(event.seat) });
-    case "bot_took_over": return t("ann.bot_took_over", { name: name(event.seat) });
+    case "bot_took_over": return t(event.reason === "clock" ? "ann.bot_took_over.clock" : "ann.bot_took_over", { name: name(event.seat) });
+    case "turn_expired": return t("ann.turn_expired", { name: name(event.seat) });
+    case "play_again": return event.seat === mySeat(state) ? null : t("ann.play_again", { name: name(event.seat) });
+    case "session_started": return t("ann.session_started");
+    case "chat_muted": return null;
     case "player_returned": return t("ann.player_returned", { name: name(event.seat) });
     case "call": case "card": case "trick": case "play_starts": case "end": case "discard":
     case "discard_phase": case "deal_started": case "seat_changed": case "game_ended":
@@ -113,20 +119,40 @@ export function renderRoom(state, root, modalRoot) {
   main.append(infoBar(state));
   const exposed = exposedArea(state);
   if (exposed) main.append(exposed);
+  // The chat is in the page's flow, never over the table: beside it on a desktop (the side panel),
+  // between the felt and the dock on a phone (the table makes room for it).
+  const chat = chatPanel(state);
+  const beside = chatBeside();
+  if (chat && !beside) main.append(chat);
   // The dock holds the hand above the panel; on a phone it sticks to the bottom of the screen, so
   // that the cards and the calls are always in reach without scrolling.
   const hand = handArea(state, { onRefused: (text) => toast(text) });
   const dock = h("div", { class: "dock" });
+  if (actions.takenOver()) dock.append(backNotice());
   if (hand) dock.append(hand);
   dock.append(actionPanel(state, { toast }));
   main.append(dock);
-  screen.append(main, sidebar(state));
+  const side = sidebar(state);
+  if (chat && beside) side.prepend(chat);
+  screen.append(main, side);
+  const restoreChatScroll = keepChatScroll(root);
   replace(root, screen);
+  restoreChatScroll();
   if (hand) layoutHand(hand);
   drawNews();
   renderModals(state, modalRoot);
   noteDoubling(state);
   animateChanges(state, root, fromSeats, fromHand, hand);
+}
+
+/** The turn clock gave our seat to the bot: say so, and offer to take it back ("I'm back"). */
+export function backNotice() {
+  return h("div", { class: "back-notice", role: "status" },
+    h("p", {}, t("clock.takenover")),
+    // The bot's plays redraw the table several times a second: the press counts from the moment the
+    // finger (or mouse) goes down, so that a redraw between down and up cannot lose it.
+    h("button", { type: "button", class: "primary", dataset: { key: "im-back", autofocus: "" },
+      onpointerdown: () => actions.backToSeat(), onclick: () => actions.backToSeat() }, t("clock.back")));
 }
 
 // What the table has already animated or announced: the renderer's own memory, not the page's state.
@@ -257,6 +283,7 @@ function seatBox(state, seat) {
     h("span", { class: "name" }, seatName(state, seat), me ? h("small", {}, ` (${t("room.seat.you")})`) : null),
     badges),
   h("div", { class: "seat-stats" }, stats),
+  seatClock(state, seat),
   call && view?.phase !== "play" && view?.phase !== "end" ? h("div", { class: "bubble" }, callLogText(call)) : null,
   seatButtons.length ? h("div", { class: "seat-actions" }, seatButtons) : null);
 }
@@ -343,7 +370,7 @@ function infoBar(state) {
     if (view.multiplier > 1) chips.push(explained("span", "double", { class: "chip double" }, `×${view.multiplier} ${t("table.double")}`));
     for (const announcement of view.announcements || []) chips.push(h("span", { class: "chip announce" }, announcementText(state, announcement)));
   }
-  const tools = [];
+  const tools = [chatButton(state)];
   if (view?.tricks?.length) tools.push(h("button", {
     type: "button", class: "ghost small last-trick-btn",
     dataset: { key: "last-trick" }, onclick: () => dialogOpened("lastTrick"),
