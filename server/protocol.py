@@ -340,6 +340,8 @@ class RoomInfo(_Message):
     balances: list[int]
     session_over: bool
     version: int
+    chat_muted: list[int] = Field(default_factory=list)  # seats the host muted in the chat
+    play_again: list[int] = Field(default_factory=list)  # seats that asked to play again (session over)
     daily: str | None = None  # the day of a daily-challenge room
     practice: bool = False  # a daily game that does not count (not the player key's first of the day)
 

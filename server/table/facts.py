@@ -115,8 +115,10 @@ def free_seats(table: Table) -> list[int]:
 
 def everyone_ready(table: Table) -> bool:
     """Whether the next deal may be dealt: every connected human is ready (bot-only tables play on
-    by themselves only when the session has an end)."""
-    humans = [seat for seat in SEATS if table.seats[seat].kind == "human"]
+    by themselves only when the session has an end). A seat the turn clock handed to the bot counts
+    as the bot's: an absent player does not hold the table between deals either."""
+    humans = [seat for seat in SEATS
+              if table.seats[seat].kind == "human" and seat not in table.clock_takeover]
     if not humans:
         return table.options.deals is not None or table.options.target is not None
     here = [seat for seat in humans if connected(table, seat)]
@@ -170,6 +172,8 @@ def room_info(table: Table, now: float) -> JSON:
         "balances": list(session.balances) if session else [0, 0, 0, 0],
         "session_over": over(table),
         "version": table.version,
+        "chat_muted": sorted(table.chat_muted),
+        "play_again": sorted(table.play_again),
         "daily": table.daily.day if table.daily is not None else None,
         "practice": table.daily is not None and table.daily.practice,
     }

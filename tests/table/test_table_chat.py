@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from table_helpers import participant, seated_table
 
-from server.table import chat, errors, from_stored, to_stored
+from server.table import chat, errors, facts, from_stored, to_stored
 
 AT = 1_764_441_000.0
 
@@ -62,6 +62,7 @@ def test_the_host_mutes_a_seat_for_everyone_and_it_is_stored() -> None:
         chat.new_line(muted, participant(2), "", "hello", None, AT)
     assert chat.new_line(muted, participant(1), "", "hello", None, AT)["text"] == "hello"
     assert from_stored(to_stored(muted), 1, ()).chat_muted == frozenset({2})
+    assert facts.room_info(muted, 0.0)["chat_muted"] == [2], "everyone's page shows it, after a reload too"
     assert not chat.mute_seat(muted, participant(0), 2, True).stored, "muting twice changes nothing"
     unmuted = chat.mute_seat(muted, participant(0), 2, False).table
     assert chat.new_line(unmuted, participant(2), "", "hi", None, AT)["text"] == "hi"

@@ -141,3 +141,19 @@ def test_a_presence_arrival_does_not_end_a_clock_takeover() -> None:
     taken = replace(table, clock_takeover=frozenset({1}))
     arrived = presence.arrive(taken, participant(1), MONO)
     assert arrived.events == [] and facts.bot_playing(arrived.table, 1, MONO)
+
+
+def test_a_seat_the_clock_gave_the_bot_does_not_hold_the_next_deal() -> None:
+    from server.table import presence
+
+    table = clocked_table(10.0, humans=2)
+    for seat in (0, 1):
+        table = presence.arrive(table, participant(seat), MONO).table
+    assert table.session is not None
+    while not table.session.deal.finished:
+        table = act_first_legal(table)
+    table = play.ready(table, participant(0)).table
+    assert not facts.everyone_ready(table), "seat 1 is here and not ready"
+    taken = replace(table, clock_takeover=frozenset({1}))
+    assert facts.everyone_ready(taken), "the bot plays seat 1: only seat 0 was awaited"
+    assert facts.bot_work(taken, MONO) == facts.NEXT_DEAL

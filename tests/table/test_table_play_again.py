@@ -51,6 +51,7 @@ def test_it_starts_when_every_seated_human_has_asked_and_bots_stay() -> None:
     first = play.play_again(over, participant(1), "secret-2")
     assert first.answer == {"started": False, "waiting_for": [0]} and facts.over(first.table)
     assert first.events == [{"type": "play_again", "seat": 1, "waiting_for": [0]}]
+    assert facts.room_info(first.table, 1000.0)["play_again"] == [1]
     again = play.play_again(first.table, participant(0), "secret-2")
     new = again.table
     assert again.answer["started"] and not facts.over(new) and new.session is not None
