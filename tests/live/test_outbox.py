@@ -112,7 +112,7 @@ async def test_one_broadcast_builds_one_view_per_seat(monkeypatch: pytest.Monkey
 
 
 def test_the_filter_passes_a_message_when_no_deal_is_dealt() -> None:
-    table = waiting_table()
+    table = waiting_table().table
     message = {"type": "events", "events": [{"type": "note", "card": "AS"}]}
     assert filter_for_recipient(table, None, False, message) is message
     state = filter_for_recipient(table, 0, True, {"type": "state", "room": {"id": "x"}})

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import replace
 
 import pytest
-from live_units import started, waiting_table
+from live_units import Built, ended, save, started, waiting_table
 
 from server.live import LiveRoom, RoomListener, RoomRegistry
 from server.store import MemoryStore, StoredRoom
-from server.table import errors, to_stored
+from server.table import errors
 
 
 class SlowStore(MemoryStore):
@@ -54,10 +53,10 @@ class Hooks(RoomListener):
         return self.working
 
 
-async def registry_with(*tables: object) -> tuple[RoomRegistry, SlowStore, Hooks]:
+async def registry_with(*tables: Built) -> tuple[RoomRegistry, SlowStore, Hooks]:
     store = SlowStore()
     for table in tables:
-        await store.save(table.room_id, to_stored(table), 0, [], None)  # type: ignore[attr-defined]
+        await save(store, table)
     registry = RoomRegistry(store, contextlib.nullcontext)
     hooks = Hooks()
     registry.listen(hooks)
@@ -79,6 +78,7 @@ async def test_a_loaded_room_has_its_humans_away_until_they_come_back() -> None:
     room = await registry.require("room1")
     assert set(room.table.presence.away_since) == {0}
     assert room.version == 1
+    assert room.table.session is not None and room.table.session.deal.view(0)["hand"], "the log replayed"
 
 
 async def test_an_unknown_room_is_none_or_no_such_room() -> None:
@@ -102,7 +102,7 @@ async def test_a_failed_load_fails_every_waiter_and_the_next_get_tries_again() -
 
 async def test_a_finished_idle_room_is_forgotten_unless_a_listener_is_busy() -> None:
     registry, _, hooks = await registry_with()
-    room = registry.open(replace(waiting_table("room1"), ended=True))
+    room = registry.open(ended(waiting_table("room1")).table)
     hooks.working = True
     registry.forget_if_idle(room)
     assert registry.held("room1") is room, "a busy listener keeps it"
@@ -114,9 +114,9 @@ async def test_a_finished_idle_room_is_forgotten_unless_a_listener_is_busy() -> 
 
 async def test_a_room_in_use_or_unfinished_is_kept() -> None:
     registry, _, hooks = await registry_with()
-    playing = registry.open(waiting_table("room1"))
+    playing = registry.open(waiting_table("room1").table)
     registry.forget_if_idle(playing)
-    finished = registry.open(replace(waiting_table("room2"), ended=True))
+    finished = registry.open(ended(waiting_table("room2")).table)
     finished.members[object()] = None  # type: ignore[index]
     registry.forget_if_idle(finished)
     assert set(registry.rooms) == {"room1", "room2"}
@@ -125,6 +125,6 @@ async def test_a_room_in_use_or_unfinished_is_kept() -> None:
 
 async def test_load_all_keeps_the_unfinished_rooms_only() -> None:
     registry, _, _ = await registry_with(started(waiting_table("room1")),
-                                         replace(waiting_table("room2"), ended=True))
+                                         ended(waiting_table("room2")))
     await registry.load_all()
     assert set(registry.rooms) == {"room1"}
