@@ -28,11 +28,12 @@ class Built:
         return Built(outcome.table, [*self.entries, *outcome.entries])
 
 
-def waiting_table(room_id: str = "room1", grace: float = 30.0, seat: int | None = 0) -> Built:
+def waiting_table(room_id: str = "room1", grace: float = 30.0, seat: int | None = 0, listed: bool = True,
+                  created_at: float = 1_764_441_000.0) -> Built:
     """A solo-whist table not started yet: the host (`HOST_TOKEN`) at `seat`."""
     created = seating.create(room_id, token=HOST_TOKEN, player="Ann", ruleset="solo-whist", house_rules={},
                              bot="random", name=None, seat=seat, deals=1, target=None, grace_seconds=grace,
-                             listed=True, now=1_764_441_000.0)
+                             listed=listed, now=created_at)
     return Built(created.table, list(created.entries))
 
 
