@@ -18,6 +18,7 @@ from server.live import BotDriver, BotScheduler, LiveRoom
 from server.live import bots as bots_module
 from server.store import MemoryStore
 from server.table import Outcome, Table, facts
+from server.table import play as table_play
 
 
 class Owns:
@@ -35,13 +36,14 @@ class Acts:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[int, bool, int | None]] = []
-        real = bots_module.play.act
+        real = table_play.act  # the driver's one path to a move
 
         def act(table: Table, seat: int, action: str, *, by_bot: bool = False) -> Outcome:
             self.calls.append((seat, by_bot, facts.bot_work(table, time.monotonic())))
-            return real(table, seat, action, by_bot=by_bot)
+            outcome: Outcome = real(table, seat, action, by_bot=by_bot)
+            return outcome
 
-        monkeypatch.setattr(bots_module.play, "act", act)
+        monkeypatch.setattr(table_play, "act", act)
 
 
 async def driven(built: Built, owner: Owns, store: MemoryStore | None = None) -> tuple[BotDriver, LiveRoom]:

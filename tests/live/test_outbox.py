@@ -13,7 +13,7 @@ from live_units import HOST_TOKEN, started, stored_room, waiting_table
 from shared_peers import Peer
 
 from server.live import LiveRoom, Outbox, filter_for_recipient
-from server.live import outbox as outbox_module
+from server.rules import views as seat_views
 from server.rules import visibility
 from server.table import hash_token
 
@@ -93,8 +93,8 @@ async def test_one_broadcast_builds_one_view_per_seat(monkeypatch: pytest.Monkey
         await room.admit(Peer(f"Watcher {number}"), None)
     built: list[int | None] = []
     publics: list[int] = []
-    real_view_from = outbox_module.seat_views.view_from
-    real_public_view = outbox_module.seat_views.public_view
+    real_view_from = seat_views.view_from
+    real_public_view = seat_views.public_view
 
     def counted_view_from(public: Any, deal: Any, seat: int | None) -> Any:
         built.append(seat)
@@ -104,8 +104,8 @@ async def test_one_broadcast_builds_one_view_per_seat(monkeypatch: pytest.Monkey
         publics.append(1)
         return real_public_view(deal)
 
-    monkeypatch.setattr(outbox_module.seat_views, "view_from", counted_view_from)
-    monkeypatch.setattr(outbox_module.seat_views, "public_view", counted_public_view)
+    monkeypatch.setattr(seat_views, "view_from", counted_view_from)
+    monkeypatch.setattr(seat_views, "public_view", counted_public_view)
     outbox.broadcast(room, [])
     assert sorted(built, key=str) == [0, None], "five connections, two seats' worth of views"
     assert len(publics) == 1, "the public part once"
