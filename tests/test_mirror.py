@@ -58,7 +58,6 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "table/facts": ("table/test_table_presence.py", "table/test_table_seating.py",
                     "table/test_table_clock.py"),
     "table/outcome": ("table/test_table_play.py", "table/test_table_seating.py"),  # what commands return
-    "table/state": ("table/test_table_clock.py", "table/test_table_chat.py"),  # stored-form round trips
     "__main__": ("server/test_http_and_process.py",),  # `whist-server` as a process
     "connection": ("server/test_transport.py", "server/test_bad_input.py"),
     "loop_lag": ("server/test_metrics.py",),
