@@ -38,7 +38,7 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "cluster/haproxy": ("cluster/test_cluster_launcher.py",),
     "cluster/processes": ("cluster/test_cluster_launcher.py",),
     "live/bots": ("live/test_bot_driver.py",),  # the driver and the scheduler (not the bots package)
-    "live/change": ("live/test_publishing.py",),  # a committed change as other processes receive it
+    "live/change": ("live/test_live_room.py",),  # what a room hands its listeners; its JSON round trip
     "live/new_room": ("live/test_tables.py",),  # the live layer's create_room request
     "rules/__main__": ("rules/test_replay_cli.py",),
     "rules/actions": ("rules/test_errors.py", "rules/test_solo_whist_auction.py"),  # parsing, refusals
