@@ -1,4 +1,4 @@
-"""Shared presence (server/coord/presence.py) and the process registry (server/coord/registry.py)."""
+"""Shared presence (server/coord/presence.py); the process registry is tests/coord/test_coord_registry.py."""
 
 from __future__ import annotations
 
@@ -62,25 +62,6 @@ async def test_the_heartbeat_keeps_presence_past_its_ttl(make_coord: MakeCoord) 
     while time.monotonic() - started < a.presence.ttl * 1.5:
         assert await b.presence.seats("room1") == {0: {"A"}}
         await asyncio.sleep(0.1)
-
-
-async def test_the_registry_lists_live_processes(make_coord: MakeCoord) -> None:
-    a = make_coord("A", info={"replica": "r1", "pid": 11})
-    b = make_coord("B", presence_ttl=1.0, info={"replica": "r2"})
-    await a.registry.beat()
-    await b.registry.beat()
-    assert await a.registry.alive() == {"A": {"process": "A", "replica": "r1", "pid": 11},
-                                        "B": {"process": "B", "replica": "r2"}}
-    a.registry.start()
-    # B dies (no more heartbeats): it drops out; A, beating, stays.
-    await eventually(lambda: _only_a(a), what="B drops out of the registry")
-    assert await a.registry.is_alive("A") and not await a.registry.is_alive("B")
-    await a.registry.close()
-    assert await b.registry.alive() == {}
-
-
-async def _only_a(coord: Coordination) -> bool:
-    return list(await coord.registry.alive()) == ["A"]
 
 
 async def test_a_heartbeat_over_more_rooms_than_one_script_call_takes_rewrites_every_entry(
