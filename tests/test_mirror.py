@@ -49,6 +49,12 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "rules/seeds": ("rules/test_registry.py",),  # every data file has a ruleset and back
     # The auction the two Belgian rulesets share, through each ruleset.
     "rules/variants/belgian": ("rules/test_couleur_auction.py", "rules/test_belge_club.py"),
+    # Its parts (the seed's tables, the state and its copy plan, the refusal rules, the turn logic):
+    # every call and refusal of both rulesets goes through them.
+    "rules/variants/belgian_auction": ("rules/test_couleur_auction.py", "rules/test_belge_club.py"),
+    "rules/variants/belgian_data": ("rules/test_couleur_auction.py", "rules/test_belge_club.py"),
+    "rules/variants/belgian_refusals": ("rules/test_couleur_auction.py", "rules/test_belge_club.py"),
+    "rules/variants/belgian_state": ("rules/test_copying.py", "rules/test_couleur_auction.py"),
     # Both stores pass one contract suite; the key names are part of it.
     "store/base": ("store/test_store.py",),
     "store/memory": ("store/test_store.py",),
