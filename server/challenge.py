@@ -31,9 +31,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .live import CommittedChange, LiveRoom, Member, NewRoom, RoomListener, Tables
-from .protocol import ProtocolError
 from .store import Store
-from .table import Daily, hash_token
+from .table import Daily, errors, hash_token
 
 log = logging.getLogger("whist.daily")
 
@@ -92,13 +91,13 @@ def ranked(lines: list[JSON]) -> list[JSON]:
 
 
 def check_day(day: str) -> str:
-    """A YYYY-MM-DD date, or `invalid_message`."""
+    """A YYYY-MM-DD date, or `BadDay` (wire code `invalid_message`)."""
     try:
         parsed = datetime.date.fromisoformat(day)
     except ValueError:
         parsed = None
     if parsed is None or parsed.isoformat() != day:
-        raise ProtocolError("invalid_message", f"day {day!r} is not a date written YYYY-MM-DD")
+        raise errors.BadDay(f"day {day!r} is not a date written YYYY-MM-DD")
     return day
 
 
@@ -183,11 +182,11 @@ class DailyChallenge(RoomListener):
         room = self.tables.room_of(member)
         table = room.table if room is not None else None
         if table is None or table.daily is None or room is None:
-            raise ProtocolError("not_daily", "you are in no daily game: deal results are shown to players "
-                                "of the daily challenge, for the deals their own game has finished")
+            raise errors.NotDaily("you are in no daily game: deal results are shown to players of the daily "
+                                  "challenge, for the deals their own game has finished")
         if room.members.get(member) is None or table.session is None or deal >= len(table.session.history):
-            raise ProtocolError("deal_not_finished", f"your daily game has not finished deal {deal}: results "
-                                "are shown only for deals you have played")
+            raise errors.DealNotFinished(f"your daily game has not finished deal {deal}: results are shown "
+                                         "only for deals you have played")
         daily = table.daily
         entry = table.session.history[deal]
         stored = await self.store.deal_results(daily.day, deal_key(entry["record"]))

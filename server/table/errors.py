@@ -178,6 +178,27 @@ class DealInProgress(TableError):
     code = "deal_in_progress"
 
 
+class BadDay(TableError):
+    """A day that is not a date written YYYY-MM-DD (the daily challenge's leaderboard)."""
+
+    code = "invalid_message"
+    stale_copy = False
+
+
+class NotDaily(TableError):
+    """A daily challenge's question from a connection in no daily game."""
+
+    code = "not_daily"
+    stale_copy = False
+
+
+class DealNotFinished(TableError):
+    """How others played a deal that the asker's own daily game has not finished."""
+
+    code = "deal_not_finished"
+    stale_copy = False
+
+
 class HintsOff(TableError):
     """This room gives no hints (a daily challenge)."""
 
