@@ -216,9 +216,17 @@ async def test_after_a_sigkill_of_the_owner_the_clock_keeps_its_deadline_and_eve
             token = player.token
             assert token is not None
             assert (await player.resume(room_id, token))["seat"] == seat
-            state = first_state(player, mark)
-            assert state is not None and shows_the_seat(state, seat), (seat, state)
-            assert state["room"]["clock"] == clock
+            # Until the server takes the request this connection is a spectator (a move made meanwhile
+            # is pushed to it as such); from then on it sees the seat: the state pushed before the
+            # answer, and every one after it.
+            since = player.received[mark:]
+            answered = next(i for i, message in enumerate(since) if message.get("type") == "ok"
+                            and message.get("result", {}).get("seat") == seat)
+            before = [message for message in since[:answered] if message.get("type") == "state"]
+            after = [message for message in since[answered:] if message.get("type") == "state"]
+            assert before and shows_the_seat(before[-1], seat), (seat, before[-1:])
+            assert all(shows_the_seat(state, seat) for state in after), (seat, after)
+            assert before[-1]["room"]["clock"] == clock
         # The new owner runs the clock: the turn expires (the bot plays for the seat), told everywhere.
         watcher = resumed[int(clock["seat"])]
         await watcher.wait_for(lambda c: expiries(c, int(clock["seat"])) >= 1,
