@@ -310,7 +310,10 @@ export function chatReceived(lines, mine) {
   const hidden = new Set(chat.hidden);
   const unseen = chat.open || !chat.heard ? 0
     : fresh.filter((line) => !mine(line) && !hidden.has(chatPerson(line.from)) && !chat.hostMuted.includes(line.from?.seat)).length;
-  commit("chatReceived", { chat: { ...chat, lines: all, heard: true, unread: chat.unread + unseen } });
+  // No new line (the kept lines on entering an empty room, or lines the page already holds): nothing
+  // to draw, and a redraw now would replace the buttons under a click that is under way.
+  commit("chatReceived", { chat: { ...chat, lines: all, heard: true, unread: chat.unread + unseen } },
+    { quiet: fresh.length === 0 });
   return chat.heard ? fresh : [];
 }
 
