@@ -124,7 +124,9 @@ def test_a_finished_deal_of_the_session_is_replayed_from_the_summary(
         if view["result"]["status"] != "thrown_in":
             break
         player.next_deal()
-    page.click("[data-key=replay-deal]")
+    # The summary may be drawn again as the bots' pushes arrive: click in the moment the button is found.
+    page.wait_for_selector("[data-key=replay-deal]")
+    page.evaluate("() => document.querySelector('[data-key=replay-deal]').click()")
     page.wait_for_selector(".replay-board")
     # Every hand as dealt, the player's seat at the bottom, named as at the table.
     shown = [card for hand in shown_hands(page) for card in hand]
