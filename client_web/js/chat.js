@@ -88,13 +88,14 @@ export function chatPanel(state) {
     "aria-invalid": chat.error ? "true" : null, "aria-describedby": chat.error ? "chat-error" : null,
     oninput: (event) => {
       chatDrafted(event.target.value);
-      count.textContent = t("chat.count", { n: event.target.value.length });
+      const shown = event.target.form?.querySelector(".chat-count");
+      if (shown) shown.textContent = t("chat.count", { n: event.target.value.length });
     },
   });
   const form = h("form", {
     class: "chat-form", onsubmit: (event) => {
       event.preventDefault();
-      actions.sendChat({ text: input.value });
+      actions.sendChat({ text: event.currentTarget.querySelector("[data-key=chat-input]").value });
     },
   }, input, count, h("button", { type: "submit", class: "primary small", dataset: { key: "chat-send" } }, t("chat.send")));
 

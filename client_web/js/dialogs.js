@@ -2,7 +2,7 @@
 // (how to play this ruleset, and the legend of the badges), and the rare calls' sheet.
 
 import { t, has } from "./i18n.js";
-import { h, replace } from "./dom.js";
+import { h, morph } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { SUIT_SYMBOL, RED_SUITS, rankText } from "./calls.js";
 import { mySeat, seatName, contractTitle, signed, dailyScore, SUIT_ORDER } from "./common.js";
@@ -27,7 +27,7 @@ export function renderModals(state, modalRoot) {
   const sheet = rareSheet(state);
   if (sheet) dialogs.push(sheet);
   if (state.ui.helpOpen) dialogs.push(helpDialog(state, room.ruleset, () => dialogClosed("help")));
-  replace(modalRoot, dialogs);
+  morph(modalRoot, dialogs);
   document.body.classList.toggle("modal-open", dialogs.length > 0);
   document.getElementById("app").inert = dialogs.length > 0;
 }

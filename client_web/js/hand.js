@@ -2,7 +2,7 @@
 // player's turn the whole hand is dimmed, and a tap says whose turn it is.
 
 import { t } from "./i18n.js";
-import { h } from "./dom.js";
+import { h, on } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { RED_SUITS, parseAction } from "./calls.js";
 import { mySeat, seatName, currentHint } from "./common.js";
@@ -57,7 +57,7 @@ export function handArea(state, { onRefused }) {
         dataset: { card, key: `card-${card}`, autofocus: myTurn && card === focusCard ? "" : null },
       },
     });
-    button.addEventListener("click", () => {
+    on(button, "click", () => {
       const now = store.state(); // the state when tapped: an action may have been sent since the hand was drawn
       if (!playable.has(card) || now.pendingAction) {
         onRefused(whyNot(now, myTurn));
@@ -65,10 +65,10 @@ export function handArea(state, { onRefused }) {
       }
       actions.act(playable.get(card));
     });
-    button.addEventListener("focus", () => store.handFocused(card));
+    on(button, "focus", () => store.handFocused(card));
     return button;
   });
-  el.addEventListener("keydown", (event) => moveInHand(event, el, myTurn));
+  on(el, "keydown", (event) => moveInHand(event, event.currentTarget, myTurn));
   el.append(...buttons);
   return el;
 }

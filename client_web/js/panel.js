@@ -106,13 +106,14 @@ export function copyLinkButton(state, toast) {
   const url = `${location.origin}/?room=${encodeURIComponent(state.roomId)}`;
   const button = h("button", {
     type: "button", class: "secondary", dataset: { key: "copy-link" },
-    onclick: async () => {
+    onclick: async (event) => {
+      const box = event.currentTarget.parentElement;
       try {
         await navigator.clipboard.writeText(url);
         toast(t("lobby.link.copied"));
       } catch {
         // No clipboard API (a plain-http address): select the link so that it can be copied by hand.
-        const field = button.parentElement?.querySelector(".link-input");
+        const field = box?.querySelector(".link-input");
         field?.focus();
         field?.select();
       }

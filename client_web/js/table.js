@@ -3,7 +3,7 @@
 // `state.view`. Cards glide from a hand to the trick and from the trick to its winner (motion.js).
 
 import { t } from "./i18n.js";
-import { h, replace } from "./dom.js";
+import { h, morph } from "./dom.js";
 import { cardFace, cardBack, suitBadge } from "./cards.js";
 import { callLogText, cardName, SUIT_SYMBOL } from "./calls.js";
 import { mySeat, position, seatInfo, seatName, isBot, contractTitle, signed, dailyScore, explained } from "./common.js";
@@ -94,15 +94,15 @@ export function announcementText(state, event) {
 export function renderRoom(state, root, modalRoot) {
   if (state.notFound || !state.room) root.inert = false;
   if (state.notFound) {
-    replace(modalRoot);
-    replace(root, h("section", { class: "card-panel notice" },
+    morph(modalRoot);
+    morph(root, h("section", { class: "card-panel notice" },
       h("p", {}, t("room.notfound")),
       h("button", { type: "button", class: "primary", onclick: () => actions.toLobby(), dataset: { key: "to-lobby" } }, t("lobby.back"))));
     return;
   }
   if (!state.room) {
-    replace(modalRoot);
-    replace(root, h("section", { class: "card-panel notice" }, h("p", {}, t("conn.connecting"))));
+    morph(modalRoot);
+    morph(root, h("section", { class: "card-panel notice" }, h("p", {}, t("conn.connecting"))));
     return;
   }
   // Where cards were before this redraw: a card new on the table glides from there.
@@ -136,13 +136,15 @@ export function renderRoom(state, root, modalRoot) {
   if (chat && beside) side.prepend(chat);
   screen.append(main, side);
   const restoreChatScroll = keepChatScroll(root);
-  replace(root, screen);
+  // In place: the buttons under the player's pointer stay the same elements while the others play.
+  morph(root, screen);
   restoreChatScroll();
-  if (hand) layoutHand(hand);
+  const handShown = root.querySelector(".dock .hand");
+  if (handShown) layoutHand(handShown);
   drawNews();
   renderModals(state, modalRoot);
   noteDoubling(state);
-  animateChanges(state, root, fromSeats, fromHand, hand);
+  animateChanges(state, root, fromSeats, fromHand, handShown);
 }
 
 /** The turn clock gave our seat to the bot: say so, and offer to take it back ("I'm back"). */

@@ -278,6 +278,7 @@ def test_the_session_ends_with_final_balances_and_downloadable_deal_records(
 
     # The last trick can be reviewed from the table.
     page.click("button[data-key=hide-summary]")
+    page.wait_for_selector("#summary", state="detached")
     page.click("button.last-trick-btn")
     page.wait_for_selector("#last-trick .last-trick li")
     assert page.locator("#last-trick .last-trick li").count() == 4

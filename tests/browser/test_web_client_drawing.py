@@ -1,0 +1,104 @@
+"""Drawing the table in place, in Chromium: a redraw keeps the elements that are still there (the
+button under the player's pointer, the focus), so that the other seats' plays, which redraw the table
+several times a second, never lose a press (client_web/js/dom.js, `morph`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from browser_helpers import Player, new_context, wait_until
+from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+#: Run `body` (an async function body that has `h` and `morph`) in the page; its result comes back.
+MORPH = "async (body) => { const { h, morph } = await import('/js/dom.js'); return await (new Function('h', 'morph', body))(h, morph); }"
+#: Redraw the page from the state it holds and wait until the redraw is on screen.
+REDRAW = """async () => {
+  const { render } = await import('/js/render.js');
+  render();
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
+def in_page(page: Page, body: str) -> Any:
+    return page.evaluate(MORPH, "return (async () => {" + body + "})();")
+
+
+@pytest.fixture()
+def page(browser: Browser, server_url: str) -> Any:
+    context = new_context(browser, "desktop")
+    page = context.new_page()
+    page.goto(server_url)
+    page.wait_for_function("() => window.whistApp && window.whistApp.server.rulesets.length > 0")
+    yield page
+    context.close()
+
+
+def test_a_kept_element_is_the_same_element_with_the_new_attributes_handlers_and_children(page: Page) -> None:
+    result = in_page(page, """
+      const box = h('div');
+      const clicks = [];
+      morph(box, h('button', {dataset: {key: 'a'}, class: 'old', onclick: () => clicks.push('old a')}, 'A'),
+                 h('button', {dataset: {key: 'b'}}, 'B'), h('p', {}, 'gone'));
+      const a = box.querySelector('[data-key=a]');
+      const b = box.querySelector('[data-key=b]');
+      morph(box, h('button', {dataset: {key: 'b'}}, 'B2'),
+                 h('button', {dataset: {key: 'a'}, class: 'new', onclick: () => clicks.push('new a')}, 'A2'));
+      a.click();
+      return {sameA: box.querySelector('[data-key=a]') === a, sameB: box.querySelector('[data-key=b]') === b,
+              order: [...box.children].map((el) => el.dataset.key), cls: a.className, text: a.textContent,
+              clicks, paragraphs: box.querySelectorAll('p').length};
+    """)
+    assert result == {"sameA": True, "sameB": True, "order": ["b", "a"], "cls": "new", "text": "A2",
+                      "clicks": ["new a"], "paragraphs": 0}
+
+
+def test_a_value_the_player_typed_stays_until_the_state_changes_it(page: Page) -> None:
+    result = in_page(page, """
+      const box = h('div');
+      document.body.append(box);
+      const field = () => h('input', {type: 'text', dataset: {key: 'f'}, value: 'draft'});
+      morph(box, field());
+      const input = box.querySelector('input');
+      input.value = 'draft and more';
+      morph(box, field());
+      const typed = input.value;
+      morph(box, h('input', {type: 'text', dataset: {key: 'f'}, value: ''}));
+      const cleared = input.value;
+      box.remove();
+      return {typed, cleared, same: box.querySelector('input') === input};
+    """)
+    assert result == {"typed": "draft and more", "cleared": "", "same": True}
+
+
+def test_an_element_of_another_key_or_tag_is_never_reused(page: Page) -> None:
+    result = in_page(page, """
+      const box = h('div');
+      morph(box, h('div', {class: 'trick-card', dataset: {card: 'AS'}}), h('span', {}, 'x'));
+      const ace = box.firstElementChild;
+      const span = box.lastElementChild;
+      morph(box, h('div', {class: 'trick-card', dataset: {card: 'KS'}}), h('em', {}, 'x'));
+      return {aceKept: box.contains(ace), spanKept: box.contains(span), cards: [...box.children].map((el) => el.dataset.card || el.tagName)};
+    """)
+    assert result == {"aceKept": False, "spanKept": False, "cards": ["KS", "EM"]}
+
+
+def test_a_press_begun_before_a_redraw_of_the_table_ends_on_the_same_button(page: Page) -> None:
+    player = Player(page)
+    player.create_room("Ana", bots=True, deals=1, ruleset="solo-whist")
+    button = page.locator("#app [data-key=chat]")
+    button.wait_for()
+    page.evaluate("() => { window.__pressed = document.querySelector('#app [data-key=chat]'); }")
+    box = button.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    # The redraw between the finger going down and coming up: with the table rebuilt from scratch the
+    # press would end on another element and the click would be lost.
+    page.evaluate(REDRAW)
+    assert page.evaluate("() => document.querySelector('#app [data-key=chat]') === window.__pressed")
+    page.mouse.up()
+    wait_until(lambda: page.locator("#chat-panel").count() == 1, message="the chat panel opened by the press")
+    assert player.errors == []
