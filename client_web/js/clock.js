@@ -39,14 +39,42 @@ export function seatClock(state, seat) {
   return el;
 }
 
+/**
+ * Between two deals: the pause's clock in the summary, beside "Next deal" (when it runs out the next
+ * deal is dealt for everyone who has not said ready). Null when no clock runs or it is not ours.
+ */
+export function pauseClock(state) {
+  const clock = state.room?.clock;
+  if (!clock || typeof clock.deadline !== "number" || state.view?.phase !== "end") return null;
+  const total = Number(state.room.turn_seconds) || WARNING_SECONDS;
+  const seat = mySeat(state);
+  const waited = seat !== null && !state.room.seats?.[seat]?.ready; // the warning is for who is awaited
+  const el = h("div", {
+    class: "turn-clock pause-clock", role: "timer",
+    dataset: { key: "pause-clock", deadline: clock.deadline, total, kind: "pause", mine: waited ? "1" : null },
+  },
+  h("span", { class: "clock-bar", "aria-hidden": "true" }, h("span", { class: "clock-fill" })),
+  h("span", { class: "clock-text", "aria-hidden": "true" }));
+  tick(el, true);
+  startTicker();
+  return el;
+}
+
+/** The words of a clock: a seat's turn, or the pause between two deals. */
+const WORDS = {
+  turn: { left: "clock.left", hurry: "clock.hurry", label: "clock.label", labelHurry: "clock.label.hurry", warn: "clock.warn.you" },
+  pause: { left: "pause.left", hurry: "pause.hurry", label: "pause.label", labelHurry: "pause.label", warn: "pause.warn.you" },
+};
+
 /** Move one clock on: the bar, the seconds, the warning; its spoken name only every few seconds. */
 function tick(el, fresh = false) {
   const left = secondsLeft(Number(el.dataset.deadline));
   const total = Number(el.dataset.total);
   const seconds = Math.ceil(left);
   const warning = left <= WARNING_SECONDS;
+  const words = WORDS[el.dataset.kind] || WORDS.turn;
   el.querySelector(".clock-fill").style.transform = `scaleX(${Math.min(1, left / total).toFixed(3)})`;
-  const text = t(warning ? "clock.hurry" : "clock.left", { n: seconds });
+  const text = t(warning ? words.hurry : words.left, { n: seconds });
   const shown = el.querySelector(".clock-text");
   if (shown.textContent !== text) shown.textContent = text;
   el.classList.toggle("warning", warning);
@@ -54,12 +82,12 @@ function tick(el, fresh = false) {
   const bucket = warning ? (left <= WARNING_SECONDS / 2 ? "end" : "warn") : String(Math.ceil(seconds / 10));
   if (fresh || el.dataset.spoken !== bucket) {
     el.dataset.spoken = bucket;
-    el.setAttribute("aria-label", t(warning ? "clock.label.hurry" : "clock.label", { name: el.dataset.name, n: seconds }));
+    el.setAttribute("aria-label", t(warning ? words.labelHurry : words.label, { name: el.dataset.name, n: seconds }));
   }
   if (warning && el.dataset.mine && left > 0 && warnedFor !== el.dataset.deadline) {
     warnedFor = el.dataset.deadline;
     playSound("clock");
-    announce(t("clock.warn.you", { n: seconds }));
+    announce(t(words.warn, { n: seconds }));
   }
 }
 

@@ -13,6 +13,7 @@ import { actions, conn } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
 import { dialogClosed, redrawn, summaryHidden, summaryToggled } from "./store.js";
 import { backNotice } from "./table.js";
+import { pauseClock } from "./clock.js";
 
 /** Draw the open dialogs; while one is open the table behind it is inert (Tab stays in the dialog). */
 export function renderModals(state, modalRoot) {
@@ -150,6 +151,8 @@ function summaryDialog(state, over) {
   } else if (mySeat(state) !== null && view.hand) {
     if (actions.takenOver()) body.append(backNotice());
     const ready = state.ui.readySent === room.deal_number || room.seats[mySeat(state)]?.ready;
+    const pause = pauseClock(state);
+    if (pause) body.append(pause);
     buttons.append(h("button", { type: "button", class: "primary", id: "next-deal", disabled: ready, dataset: { key: "next-deal", autofocus: ready ? null : "" }, onclick: () => actions.ready() }, t("end.next")));
     // Everyone may stop: the host ends the session for the table; another player ends their own
     // game (they leave, a bot takes the seat), and the button says so.

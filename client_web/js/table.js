@@ -61,6 +61,7 @@ function eventText(state, event) {
     case "auto_pass": return t("ann.auto_pass", { name: name(event.seat) });
     case "bot_took_over": return t(event.reason === "clock" ? "ann.bot_took_over.clock" : "ann.bot_took_over", { name: name(event.seat) });
     case "turn_expired": return t("ann.turn_expired", { name: name(event.seat) });
+    case "ready_expired": return t("ann.ready_expired");
     case "play_again": return event.seat === mySeat(state) ? null : t("ann.play_again", { name: name(event.seat) });
     case "session_started": return t("ann.session_started");
     case "chat_muted": return null;

@@ -13,7 +13,10 @@ from playwright.sync_api import Browser, Page
 pytestmark = pytest.mark.browser
 
 #: Run `body` (an async function body that has `h` and `morph`) in the page; its result comes back.
-MORPH = "async (body) => { const { h, morph } = await import('/js/dom.js'); return await (new Function('h', 'morph', body))(h, morph); }"
+MORPH = (
+    "async (body) => { const { h, morph } = await import('/js/dom.js');"
+    " return await (new Function('h', 'morph', body))(h, morph); }"
+)
 #: Redraw the page from the state it holds and wait until the redraw is on screen.
 REDRAW = """async () => {
   const { render } = await import('/js/render.js');
@@ -80,7 +83,8 @@ def test_an_element_of_another_key_or_tag_is_never_reused(page: Page) -> None:
       const ace = box.firstElementChild;
       const span = box.lastElementChild;
       morph(box, h('div', {class: 'trick-card', dataset: {card: 'KS'}}), h('em', {}, 'x'));
-      return {aceKept: box.contains(ace), spanKept: box.contains(span), cards: [...box.children].map((el) => el.dataset.card || el.tagName)};
+      return {aceKept: box.contains(ace), spanKept: box.contains(span),
+              cards: [...box.children].map((el) => el.dataset.card || el.tagName)};
     """)
     assert result == {"aceKept": False, "spanKept": False, "cards": ["KS", "EM"]}
 

@@ -428,3 +428,34 @@ def test_play_again_starts_a_new_session_for_everyone(browser: Browser, server_u
         assert player.errors == []
     for context in contexts:
         context.close()
+
+
+@pytest.mark.parametrize("size", ["desktop"])
+def test_between_deals_the_summary_counts_down_and_the_next_deal_comes_for_a_player_who_stopped(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    context = new_context(browser, size)
+    context.add_init_script(WATCH_BACK)
+    ana = Player(context.new_page())
+    ready_page(ana, server_url, "Ana")
+    ana.page.evaluate("() => window.whistApp.actions.createRoom({ruleset: 'whist', houseRules: {},"
+                      " session: {deals: 2}, bots: true, sit: true, turnSeconds: 8})")
+    wait_until(lambda: (ana.state().get("room") or {}).get("turn_seconds") == 8, message="the clocked room")
+    # Ana plays her cards in time (the bots are quick on this server), then stops at the summary.
+    view = ana.wait_for_summary()
+    first = ana.state()["room"]["deal_number"]
+    assert view["phase"] == "end"
+    found = wait_until(lambda: ana.seen("() => { const c = document.querySelector('#summary .pause-clock');"
+                                        " return c && {role: c.getAttribute('role'),"
+                                        " label: c.getAttribute('aria-label'),"
+                                        " text: c.querySelector('.clock-text').textContent}; }")["found"],
+                       message="the pause's clock in the summary")
+    assert found["role"] == "timer"
+    assert re.search(r"The next deal starts in \d seconds", found["label"]), found
+    assert re.search(r"Next deal in \d s", found["text"]), found
+    # She never presses Next deal: when the pause runs out the next deal is dealt, and she is told.
+    wait_until(lambda: ana.state()["room"]["deal_number"] == first + 1, timeout=40, message="the next deal")
+    wait_until(lambda: "Time's up: the next deal is dealt." in said(ana), timeout=10,
+               message="time's up said")
+    assert ana.errors == []
+    context.close()

@@ -19,8 +19,8 @@ MARGIN = 20.0  # generous: a busy machine may be slow to schedule, never early
 
 
 async def clocked_room(client: WhistClient, turn_seconds: float, **options: Any) -> str:
-    await client.create_room("whist", seat=0, bot="random", session={"deals": 1}, turn_seconds=turn_seconds,
-                             **options)
+    options.setdefault("session", {"deals": 1})
+    await client.create_room("whist", seat=0, bot="random", turn_seconds=turn_seconds, **options)
     await client.start()
     assert client.room_id is not None
     return client.room_id
@@ -66,6 +66,26 @@ async def test_two_expiries_in_a_row_give_the_seat_to_the_bot_until_the_player_r
     await ann.resume(room_id, ann.token)  # "I'm back"
     await ann.wait_for(lambda c: c.state is not None and not c.state["room"]["seats"][0]["bot_playing"])
     assert any(e == {"type": "player_returned", "seat": 0, "reason": "clock"} for e in ann.events)
+
+
+async def test_a_player_who_stops_between_deals_does_not_hold_the_next_deal(connect: Connect) -> None:
+    ann = await connect("Ann")
+    await clocked_room(ann, 3.0, session={"deals": 2})
+    watcher = await connect("Watcher")
+    assert ann.room_id is not None
+    await watcher.watch(ann.room_id)
+    end = await ann.play_deal(lambda view: str(view["legal"][0]), timeout=120.0)
+    assert end["phase"] == "end"
+    await ann.wait_for(lambda c: room_clock(c) is not None, timeout=MARGIN)
+    pause = room_clock(ann)
+    assert ann.room is not None
+    first = ann.room["deal_number"]
+    assert pause["seat"] == 0, "the pause's clock runs for the player who has not said ready"
+    # Ann never says `ready`: when the pause runs out the next deal is dealt, and everyone is told.
+    expired = {"type": "ready_expired", "seats": [0]}
+    await watcher.wait_for(lambda c: expired in c.events, timeout=3.0 + MARGIN)
+    await ann.wait_for(lambda c: c.room is not None and c.room["deal_number"] == first + 1, timeout=MARGIN)
+    assert {"type": "ready_expired", "seats": [0]} in ann.events
 
 
 async def test_the_default_clock_is_on_for_listed_rooms_and_off_for_private_ones(connect: Connect) -> None:

@@ -157,3 +157,54 @@ def test_a_seat_the_clock_gave_the_bot_does_not_hold_the_next_deal() -> None:
     taken = replace(table, clock_takeover=frozenset({1}))
     assert facts.everyone_ready(taken), "the bot plays seat 1: only seat 0 was awaited"
     assert facts.bot_work(taken, MONO) == facts.NEXT_DEAL
+
+
+def finished_deal(turn_seconds: float = 10.0, humans: int = 3) -> Table:
+    """A clocked table whose first deal has just ended, its humans connected."""
+    from server.table import presence
+
+    table = clocked_table(turn_seconds, humans=humans)
+    for seat in range(humans):
+        table = presence.arrive(table, participant(seat), MONO).table
+    assert table.session is not None
+    while not table.session.deal.finished:
+        table = act_first_legal(table)
+    return table
+
+
+def test_between_deals_the_clock_runs_for_the_first_human_not_yet_ready() -> None:
+    table = clock.rearm(finished_deal(10.0), WALL)
+    assert table.clock is not None and table.clock.seat == 0 and table.clock.deadline == WALL + 10.0
+    assert facts.room_info(table, MONO)["clock"] == {"seat": 0, "deadline": WALL + 10.0}
+
+
+def test_between_deals_a_ready_player_hands_the_same_deadline_to_the_next_one() -> None:
+    table = clock.rearm(finished_deal(10.0), WALL)
+    table = clock.rearm(play.ready(table, participant(0)).table, WALL + 4.0)
+    assert table.clock is not None and table.clock.seat == 1 and table.clock.deadline == WALL + 10.0
+    for seat in (1, 2):
+        table = clock.rearm(play.ready(table, participant(seat)).table, WALL + 5.0)
+    assert table.clock is None, "everyone is ready: no clock"
+    assert facts.bot_work(table, MONO) == facts.NEXT_DEAL
+
+
+def test_when_the_pause_runs_out_every_connected_human_counts_as_ready_and_the_deal_is_dealt() -> None:
+    table = clock.rearm(play.ready(clock.rearm(finished_deal(10.0), WALL), participant(1)).table, WALL)
+    assert table.clock is not None and table.clock.seat == 0
+    assert facts.bot_work(table, MONO) is None, "seats 0 and 2 are here and not ready"
+    early = clock.turn_expired(table, 0, WALL + 9.0)
+    assert early.table is table and not early.stored
+    expired = clock.turn_expired(table, 0, WALL + 10.0)
+    assert expired.stored and expired.events == [{"type": "ready_expired", "seats": [0, 2]}]
+    assert expired.table.ready == frozenset({0, 1, 2}) and expired.table.clock is None
+    assert expired.table.clock_misses == {}, "a pause that ran out is not a missed turn"
+    assert facts.bot_work(expired.table, MONO) == facts.NEXT_DEAL
+    dealt = clock.rearm(play.next_deal(expired.table).table, WALL + 10.0)
+    assert dealt.clock is not None and dealt.clock.turn[1] == 0, "the next deal's first turn is clocked anew"
+
+
+def test_no_pause_clock_when_the_rule_is_off_or_the_session_is_over() -> None:
+    assert clock.rearm(finished_deal(0.0), WALL).clock is None
+    table = finished_deal(10.0)
+    ended = replace(table, ended=True)
+    assert clock.rearm(ended, WALL).clock is None
