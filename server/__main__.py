@@ -18,11 +18,12 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
+from .archive import ArchiveWriter, open_archive
 from .coord import new_process_id, open_coordination
 from .gc_policy import scheduled_full_passes
 from .http import parse_networks
 from .server import WhistServer
-from .settings import Limits, ServerSettings, add_flags, package_version, settings_from
+from .settings import Limits, ServerSettings, add_flags, archive_url, package_version, settings_from
 from .store import open_store
 
 
@@ -59,6 +60,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def archive_writer(settings: ServerSettings) -> ArchiveWriter | None:
+    """The archive's writer for `--archive` (None for `off`); it connects, and migrates the schema, on
+    its first write."""
+    url = archive_url(settings)
+    return None if url is None else ArchiveWriter(lambda: open_archive(url))
+
+
 async def serve_until_stopped(settings: ServerSettings) -> None:
     """Listen, announce, and wait for SIGTERM/SIGINT."""
     store = open_store(settings.store)
@@ -72,7 +80,7 @@ async def serve_until_stopped(settings: ServerSettings) -> None:
                          compression=None if settings.compression == "none" else settings.compression,
                          daily_secret=settings.daily_secret, replica_id=settings.replica_id,
                          trusted_proxies=settings.trusted_proxy, coordination=coordination,
-                         bot_workers=max(1, settings.bot_workers))
+                         bot_workers=max(1, settings.bot_workers), archive=archive_writer(settings))
     host, port = await server.start(settings.host, settings.port, settings.unix)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.

@@ -18,6 +18,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve, unix_serv
 from websockets.exceptions import ConnectionClosed
 
 from . import protocol
+from .archive import ArchiveWriter
 from .bots import bot_names
 from .challenge import DailyChallenge
 from .connection import Connection
@@ -73,8 +74,12 @@ class WhistServer:
         trusted_proxies: Sequence[str] = (),
         coordination: Coordination | None = None,
         bot_workers: int = DEFAULTS.bot_workers,
+        archive: ArchiveWriter | None = None,
     ) -> None:
         self.store = store
+        # Where finished sessions go for good (None: nowhere; they stay in the store). It opens the
+        # archive on its first write, and keeps retrying while the archive is down: play never waits.
+        self.archive = archive
         self.replica_id = replica_id  # which process this is among several on one store (/health)
         self.metrics = Metrics()
         # The rooms go through a store that times every call and counts conflicts.
@@ -285,6 +290,8 @@ class WhistServer:
                 os.unlink(unix_path)  # left by a process that was killed
             self.unix_server = await unix_serve(self.handle, unix_path, **options)
         self.spawn(watch_loop_lag(self.metrics.observe_loop_lag))
+        if self.archive is not None:
+            self.archive.start()
         if self.limits.idle_seconds:
             self.spawn(self._close_idle_connections(self.limits.idle_seconds))
         sockname = next(iter(self.server.sockets)).getsockname()
@@ -300,4 +307,6 @@ class WhistServer:
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.archive is not None:
+            await self.archive.stop()
         await self.store.close()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .archive.urls import default_url
 from .gc_policy import DEFAULT_FULL_INTERVAL
 from .http import DEFAULT_STATIC_DIR
 from .protocol import MAX_FRAME_BYTES
@@ -113,6 +114,16 @@ class ServerSettings:
     gc_full_interval: float = setting(
         DEFAULT_FULL_INTERVAL, "seconds between the garbage collector's full passes, which hold the event "
         "loop (sooner if memory grows by a quarter and 256 MiB; 0: CPython's own rule)", metavar="SECONDS")
+    archive: str = setting(
+        "", "where finished sessions go for good: sqlite:///PATH, postgresql://USER@HOST:PORT/DB, or `off` "
+        "(none: nothing is archived and nothing leaves the live store)", metavar="URL",
+        shown="sqlite:///DATA/archive.sqlite3, DATA being $WHIST_DATA_DIR, else ~/.local/share/whist")
+    retention: float = setting(
+        86400.0, "seconds an archived session's room stays in the live store (readable there, then "
+        "read from the archive)", metavar="SECONDS")
+    abandon_after: float = setting(
+        1800.0, "seconds a started room may stay with no human in it before it is archived as it stands "
+        "and let go", metavar="SECONDS")
     trusted_proxy: tuple[str, ...] = setting(
         (), "a proxy (or network of proxies) whose X-Forwarded-For header gives the client address; repeat "
         "for several", metavar="ADDRESS[/BITS]", shown="none, the peer address is the client's")
@@ -183,6 +194,16 @@ def limits_from(args: argparse.Namespace) -> Limits:
     if values["burst"] is None:
         values["burst"] = 2 * values["rate"]
     return Limits(**values)
+
+
+def archive_url(settings: ServerSettings) -> str | None:
+    """The archive a process writes to: its `--archive` URL, the embedded default when none is given,
+    None when it is `off`."""
+    if settings.archive == "off":
+        return None
+    if settings.archive:
+        return settings.archive
+    return default_url()
 
 
 def settings_from(args: argparse.Namespace) -> ServerSettings:

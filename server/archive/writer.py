@@ -83,6 +83,13 @@ class ArchiveWriter:
         """Wait until every submitted session is archived."""
         await self._idle.wait()
 
+    async def archive(self) -> Archive:
+        """The open archive, for reading (the writer's own connection, opened now if it is not yet);
+        raises what opening raises while the archive is down."""
+        if self._archive is None:
+            self._archive = await self._connect()
+        return self._archive
+
     def stats(self) -> WriterStats:
         """The counters so far."""
         return WriterStats(self._written, self._already, self._failures, self._last_latency,
