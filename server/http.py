@@ -1,5 +1,5 @@
-"""Plain HTTP on the WebSocket port: the web client's static files, `/health` and `/metrics`; and the
-client's address (behind a trusted proxy, from `X-Forwarded-For`).
+"""Plain HTTP on the WebSocket port: the web client's static files, `/health`, `/metrics` and the JSON
+API under `/api/` (server/api.py); and the client's address (behind a trusted proxy, from `X-Forwarded-For`).
 
 Runs as websockets' `process_request` hook: a request for `/ws` goes on to the WebSocket handshake,
 anything else is answered here.
@@ -19,6 +19,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from .api import PREFIX as API_PREFIX
+from .api import Api
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
 from .static_files import StaticFiles, add_security_headers
@@ -82,10 +84,11 @@ def client_address(remote: Any, headers: Headers | None, trusted: Sequence[Netwo
 
 
 def make_process_request(
-    static_dir: Path, health: HealthProbe, scrape: Callable[[], bytes], metrics: Metrics
+    static_dir: Path, health: HealthProbe, scrape: Callable[[], bytes], metrics: Metrics,
+    api: Api | None = None,
 ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
     """The `process_request` hook: `/ws` -> WebSocket; `/health` -> JSON; `/metrics` -> Prometheus
-    text; else a static file."""
+    text; `/api/...` -> the API's JSON (when given one); else a static file."""
     static = StaticFiles(static_dir)
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
@@ -100,6 +103,9 @@ def make_process_request(
         elif path == "/metrics":
             endpoint = "metrics"
             response = _response(HTTPStatus.OK, scrape(), METRICS_CONTENT_TYPE)
+        elif api is not None and path.startswith(API_PREFIX):
+            endpoint = "api"
+            response = await api.respond(request)
         else:
             response = static.response(path, request.headers)
             endpoint = "not_found" if response.status_code == HTTPStatus.NOT_FOUND else "static"

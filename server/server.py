@@ -18,6 +18,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve, unix_serv
 from websockets.exceptions import ConnectionClosed
 
 from . import protocol
+from .api import Api
 from .archive import ArchiveWriter
 from .bots import bot_names
 from .challenge import DailyChallenge
@@ -93,6 +94,9 @@ class WhistServer:
         # daily_secret None: the env var, else the store's
         self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)
         self.tables.listen(self.daily)
+        # The HTTP API reads the live rooms through one port (a room's `get_records` answer) and the
+        # archive through the writer's connection.
+        self.api = Api(self.tables.room_records, archive.archive if archive is not None else None)
         self.static_dir = static_dir
         self.limits = limits or Limits()
         self.trusted_proxies = parse_networks(trusted_proxies)
@@ -276,7 +280,8 @@ class WhistServer:
         await self.tables.join_cluster()
         await self.tables.registry.load_all()
         options: dict[str, Any] = {
-            "process_request": make_process_request(self.static_dir, self.health, self.scrape, self.metrics),
+            "process_request": make_process_request(self.static_dir, self.health, self.scrape, self.metrics,
+                                                    self.api),
             "server_header": SERVER_HEADER,
             "max_size": self.limits.hard_frame_bytes,
             "compression": self.compression,

@@ -1,11 +1,15 @@
 """Fixtures shared by the store, live and server tests (a plugin of tests/conftest.py): both stores, an
-in-process server, client factories, a server process."""
+in-process server, client factories, a server process; throwaway PostgreSQL databases and an empty
+archive's URL on each adapter (the archive's and the HTTP API's tests)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 from server_helpers import Connect, LiveServer, ServerProcess
 
@@ -73,3 +77,45 @@ def server_process(redis_url: str, redis_cleanup: str) -> Iterator[Callable[...,
     for proc in started:
         if proc.process is not None and proc.process.poll() is None:
             proc.kill()
+
+
+# The archive tests' PostgreSQL (trust authentication); each test gets databases of its own.
+POSTGRES_URL = os.environ.get("WHIST_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def _database_url(name: str) -> str:
+    """POSTGRES_URL with another database name."""
+    return POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+
+
+async def _admin(sql: str) -> None:
+    connection = await asyncpg.connect(POSTGRES_URL, timeout=10)
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+@pytest.fixture
+async def postgres_database() -> AsyncIterator[Callable[[], Awaitable[str]]]:
+    """Creates empty databases named whist_test_<random> on demand (their URLs), drops them after."""
+    created: list[str] = []
+
+    async def create() -> str:
+        name = f"whist_test_{uuid.uuid4().hex[:12]}"
+        await _admin(f'CREATE DATABASE "{name}"')
+        created.append(name)
+        return _database_url(name)
+
+    yield create
+    for name in created:
+        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def archive_url(request: pytest.FixtureRequest, tmp_path: Path,
+                      postgres_database: Callable[[], Awaitable[str]]) -> str:
+    """An empty archive's URL, for each adapter."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'archive.sqlite3'}"
+    return await postgres_database()

@@ -21,6 +21,7 @@ from ..table import (
     deal_records,
     errors,
     facts,
+    from_stored,
     hash_token,
     play,
     seating,
@@ -361,6 +362,22 @@ class Tables:
                 raise errors.StoreUnavailable("the store does not answer: retry") from None
         table = room.table
         return {"room_id": room.room_id, "records": deal_records(table.session, table.hints)}
+
+    async def room_records(self, room_id: str) -> JSON | None:
+        """What `get_records` would answer in room `room_id` (its finished deals only: no card of a
+        deal in progress), for a reader outside the room (the HTTP API); None for a room neither held
+        here nor in the store. A room held here and current answers from memory; any other is read
+        from the store without being opened here (a read starts no bots, timers or leases)."""
+        room = self.registry.held(room_id)
+        if room is not None and not room.stale:
+            table = room.table
+        else:
+            stored = await self.store.load(room_id)
+            if stored is None:
+                return None
+            entries = await self.store.read_log(room_id) if stored.state.get("session") is not None else []
+            table = from_stored(stored.state, stored.version, entries)
+        return {"room_id": room_id, "records": deal_records(table.session, table.hints)}
 
     async def say(self, member: Member, text: str | None, phrase: str | None) -> JSON:
         """`chat`: a line (free text or a quick phrase) to the room, on its own channel."""
