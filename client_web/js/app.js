@@ -7,6 +7,7 @@ import { installLongPress } from "./legend.js";
 import { lang } from "./i18n.js";
 import { actions, conn } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
+import { archiveActions } from "./archive-actions.js";
 import { receive } from "./pushes.js";
 import { reported, onReport } from "./errors.js";
 import { render, toggleSettings, chooseLanguage } from "./render.js";
@@ -18,7 +19,7 @@ const { state } = store;
 // Pages and tests that import the page's module for its error box keep finding it here.
 export { showError } from "./errors.js";
 
-/** Escape closes the settings, then the dialogs over the table; the arrow keys step a replay. */
+/** Escape closes the settings, then the dialogs over the table, then My games; the arrow keys step a replay. */
 function onKey(event) {
   if (event.key === "Escape") {
     if (!document.getElementById("settings").hidden) return toggleSettings(false);
@@ -28,6 +29,8 @@ function onKey(event) {
       if (rareOpen) requestAnimationFrame(() => document.querySelector("[data-key=more-calls]")?.focus());
     } else if (state().chat.open) {
       closeChat();
+    } else if (state().games && !state().replay) {
+      archiveActions.closeGames();
     }
     return;
   }
@@ -47,14 +50,14 @@ function onKey(event) {
  * (`update`), a push as if from the server (`receive`) and the errors reported.
  */
 function debugHandle() {
-  const handle = { actions, replayActions, update: store, receive, conn, reported, onReport, rerender: store.redrawn };
+  const handle = { actions, replayActions, archiveActions, update: store, receive, conn, reported, onReport, rerender: store.redrawn };
   const read = (name) => ({ get: () => state()[name], enumerable: true });
   return Object.defineProperties(handle, {
     state: { get: state, enumerable: true },
     revision: { get: store.stateRevision, enumerable: true },
     drawn: { get: () => Number(document.body.dataset.drawn ?? -1), enumerable: true },
     ...Object.fromEntries(["name", "server", "rooms", "roomsLoaded", "leaderboard", "roomId", "you", "room", "view",
-      "pendingAction", "replay", "chat", "playAgain"].map((name) => [name, read(name)])),
+      "pendingAction", "replay", "chat", "playAgain", "games", "boards", "boardRuleset"].map((name) => [name, read(name)])),
     addBot: { value: (seat) => actions.addBot(seat) },
   });
 }

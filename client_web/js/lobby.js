@@ -7,6 +7,7 @@ import { howToPlay } from "./dialogs.js";
 import { actions } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
 import * as store from "./store.js";
+import { boardCard, gamesCard, refreshBoard } from "./games.js";
 
 /** The create-room form's values now (handlers read them when they run, not when the form was built). */
 const form = () => store.state().ui.form;
@@ -29,6 +30,7 @@ export function renderLobby(state, root) {
   }
   refreshRooms(state, lobby.querySelector(".rooms"));
   refreshLeaderboard(state, lobby.querySelector(".leaderboard"));
+  refreshBoard(state, lobby.querySelector(".alltime"), state.server.rulesets);
 }
 
 /** What the form is built from: when it changes (the house rules arrive, say) the form is rebuilt. */
@@ -172,7 +174,8 @@ function buildLobby(state) {
         t("lobby.create.watch"))));
 
   const lobby = h("div", { class: "lobby", dataset: { lang: lang(), rulesets: lobbyKey(state) } },
-    h("div", { class: "lobby-side" }, h("section", { class: "card-panel intro" }, nameForm), dailyCard(state, nameInput), roomsCard,
+    h("div", { class: "lobby-side" }, h("section", { class: "card-panel intro" }, nameForm), dailyCard(state, nameInput),
+      boardCard(state, rulesets), gamesCard(), roomsCard,
       replayCard(state),
       howCard(state, rulesets)),
     createForm);

@@ -6,6 +6,7 @@ import { t, setLang, lang, roomName, LANGUAGES, LANGUAGE_NAMES } from "./i18n.js
 import { renderLobby } from "./lobby.js";
 import { renderRoom } from "./table.js";
 import { renderReplay } from "./replay.js";
+import { renderGames } from "./games.js";
 import { soundOn, setSound } from "./sound.js";
 import { storageSet } from "./storage.js";
 import { h, replace } from "./dom.js";
@@ -29,7 +30,7 @@ function renderNow() {
   const drawing = stateRevision();
   const shown = state();
   const root = document.getElementById("app");
-  const screen = shown.replay ? "replay" : shown.roomId ? `room:${shown.roomId}` : "lobby";
+  const screen = shown.replay ? "replay" : shown.roomId ? `room:${shown.roomId}` : shown.games ? "games" : "lobby";
   if (screen !== lastScreen) {
     lastScreen = screen;
     window.scrollTo(0, 0);
@@ -48,6 +49,11 @@ function renderNow() {
   } else if (shown.roomId) {
     renderRoom(shown, root, document.getElementById("modal-root"));
     title.textContent = shown.room ? `${roomName(shown.room)} · ${t(`rules.${shown.room.ruleset}`)}` : "";
+  } else if (shown.games) {
+    replace(document.getElementById("modal-root"));
+    root.inert = false;
+    renderGames(shown, root);
+    title.textContent = t("games.title");
   } else {
     replace(document.getElementById("modal-root"));
     root.inert = false;

@@ -57,7 +57,7 @@ export function renderReplay(state, root) {
   const head = h("div", { class: "panel-head replay-head" },
     h("h1", { id: "replay-title" }, t("replay.title")),
     h("button", { type: "button", class: "secondary", dataset: { key: "replay-close" }, onclick: () => replayActions.close() },
-      state.roomId ? t("replay.back.table") : t("replay.back.lobby")));
+      state.roomId ? t("replay.back.table") : state.games ? t("games.back") : t("replay.back.lobby")));
   screen.append(head);
   if (!replay.steps) {
     screen.append(picker(state));

@@ -42,6 +42,12 @@ let current = freeze({
   pendingVersion: null,
   // The replay viewer, when open: {steps, result, record, index, list, names, bottom, draft, error}.
   replay: null,
+  // "My games" when open: {status: "loading" | "loaded" | "failed", data (GET /api/me), error}.
+  games: null,
+  // The lobby's all-time board: the ruleset shown, and each ruleset's board as fetched this visit
+  // (ruleset -> {status: "loading" | "loaded" | "failed", entries, error}).
+  boardRuleset: null,
+  boards: {},
   // Provably fair deals: the commitment each deal started with ("room:deal" -> hex), and the check of
   // each finished deal ("room:deal" -> {state: "checking" | "done" | "unavailable", verified, failed, late}).
   fair: { kept: {}, checks: {} },
@@ -139,6 +145,33 @@ export function formChanged(changes) {
 
 export function quickRulesetChosen(ruleset) { commit("quickRulesetChosen", {}, { ui: { quickRuleset: ruleset }, quiet: true }); }
 
+// ----------------------------------------------------------------------------- my games, all-time board
+
+/** "My games" opens (its history is on its way). */
+export function gamesOpened() { commit("gamesOpened", { games: { status: "loading", data: null, error: null } }); }
+
+/** The player's history (`GET /api/me`). */
+export function gamesLoaded(data) { commit("gamesLoaded", { games: { status: "loaded", data, error: null } }); }
+
+/**
+ * The history (or a deal of it) could not be had: `error` is the API's code (`archive_off`,
+ * `archive_unavailable`...). A history already shown stays, with the error said above it.
+ */
+export function gamesFailed(error) {
+  const data = current.games?.data ?? null;
+  commit("gamesFailed", { games: { status: data ? "loaded" : "failed", data, error } });
+}
+
+export function gamesClosed() { commit("gamesClosed", { games: null }); }
+
+/** The ruleset of the all-time board the lobby shows. */
+export function boardChosen(ruleset) { commit("boardChosen", { boardRuleset: ruleset }); }
+
+/** A ruleset's all-time board: `{status, entries, error}` (loading, loaded, or failed with the API's code). */
+export function boardLoaded(ruleset, board) {
+  commit("boardLoaded", { boards: { ...current.boards, [ruleset]: board } }, { quiet: Boolean(current.roomId) });
+}
+
 // ----------------------------------------------------------------------------- rooms
 
 /** The page shows `roomId` (its state follows in a push); `created`: we have just created it. */
@@ -155,7 +188,7 @@ export function roomMissing() { commit("roomMissing", { notFound: true }); }
 
 /** Back to the lobby: the room's state is dropped. */
 export function lobbyEntered() {
-  commit("lobbyEntered", { roomId: null, you: null, room: null, view: null, notFound: false, chat: chatFor(null), clockTakeover: false,
+  commit("lobbyEntered", { boards: {}, roomId: null, you: null, room: null, view: null, notFound: false, chat: chatFor(null), clockTakeover: false,
     playAgain: { asked: false, waitingFor: null } });
 }
 

@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +36,13 @@ SIZES = {"phone": PHONE, "desktop": DESKTOP}
 
 
 @contextlib.contextmanager
-def running_server(log_path: Path, bot_delay: float = 0.05) -> Iterator[str]:
-    """Start `python -m server` on a free port; yields its base URL (`http://127.0.0.1:PORT/`)."""
+def running_server(log_path: Path, bot_delay: float = 0.05, extra: Sequence[str] = ()) -> Iterator[str]:
+    """Start `python -m server` on a free port (with the flags `extra`, e.g. `--archive URL`); yields
+    its base URL (`http://127.0.0.1:PORT/`)."""
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0",
-             "--bot-delay", str(bot_delay)],
+             "--bot-delay", str(bot_delay), *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
         )
         try:
