@@ -18,7 +18,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve, unix_serv
 from websockets.exceptions import ConnectionClosed
 
 from . import protocol
-from .archive import ArchiveWriter
+from .archive import ArchiveWriter, player_hash
 from .bots import bot_names
 from .challenge import DailyChallenge
 from .connection import Connection
@@ -121,9 +121,10 @@ class WhistServer:
     async def _route(self, conn: Connection, request: protocol.Request) -> dict[str, Any]:
         tables = self.tables
         match request:
-            case protocol.Hello(name=name, events=events):
+            case protocol.Hello(name=name, events=events, player_key=player_key):
                 conn.name = name.strip() or "Player"
                 conn.wants_events = events
+                tables.identify(conn, None if player_key is None else player_hash(player_key))
                 # `replica`: one of several processes behind a balancer (the web client then reopens
                 # its socket with the room named, for the balancer's room affinity: docs/scaling.md).
                 return {"name": conn.name, "server": SERVER_NAME, "rulesets": ruleset_names(),

@@ -95,6 +95,9 @@ class Tables:
                          self.bots, self.claims, *self.shared.listeners):
             self.registry.listen(listener)
         self.members: dict[Member, Membership] = {}
+        # The hashed player key each connection gave (`hello`): every seat it takes is credited to it in
+        # the store, where whichever process archives the room finds it. The raw key is never kept.
+        self.players: dict[Member, str] = {}
         self._resuming: set[Member] = set()  # connections whose `resume` is under way
         # One move of a connection at a time between its `resume` and a move to the rail (`to_spectator`,
         # a task): a move judged before the resume must not finish after it and undo it.
@@ -176,10 +179,34 @@ class Tables:
 
     async def disconnect(self, member: Member) -> None:
         """The connection closed."""
+        self.players.pop(member, None)
         self.lobby.subscribers.discard(member)
         self.chat.forget(member)
         self._moving.pop(member, None)
         await self.depart(member)
+
+    def identify(self, member: Member, player: str | None) -> None:
+        """The hashed player key a connection gave (`hello`; None: none): the seats it takes from now on
+        are credited to it."""
+        if player is None:
+            self.players.pop(member, None)
+        else:
+            self.players[member] = player
+
+    async def _credit(self, room: LiveRoom, member: Member, seat: object, *, anonymous_clears: bool) -> None:
+        """Credit the seat the connection just took to its player key. A connection without one clears
+        the seat's credit when it is a new holder (`anonymous_clears`: join, create), not when it comes
+        back to its own seat (resume, play again). A store failure only loses the credit (logged)."""
+        if not isinstance(seat, int):
+            return
+        player = self.players.get(member)
+        if player is None and not anonymous_clears:
+            return
+        try:
+            await self.store.credit_seat(room.room_id, seat, player)
+        except Exception as failure:
+            log.warning("seat not credited", extra={"fields": {"room": room.room_id, "seat": seat,
+                                                                "error": type(failure).__name__}})
 
     # ---------------------------------------------------------------- requests
 
@@ -208,6 +235,7 @@ class Tables:
         self.lobby.changed()
         self.shared.lobby_changed()
         answer = outcome.answer
+        await self._credit(room, member, answer["seat"], anonymous_clears=True)
         await self.enter(member, room, hash_token(str(answer["token"])), str(answer["token"]))
         return answer
 
@@ -219,6 +247,7 @@ class Tables:
         kept = here.token if here is not None and here.room is room else None
         token = kept or secrets.token_urlsafe(32)
         outcome = await self._apply(room, lambda table: seating.join(table, token, member.name, wanted))
+        await self._credit(room, member, outcome.answer["seat"], anonymous_clears=True)
         # The connection leaves its previous room only once the seat is won: a refused join changes nothing.
         await self.enter(member, room, hash_token(token), token)
         return outcome.answer
@@ -243,6 +272,7 @@ class Tables:
                     self.outbox.send(where, member)  # refused: the state it was not sent meanwhile
                 raise
             seat = outcome.answer["seat"]
+            await self._credit(room, member, seat, anonymous_clears=False)
             participant = hash_token(token)
             for other, holder in list(room.members.items()):
                 if other is not member and holder == participant:
@@ -378,7 +408,10 @@ class Tables:
         seated human has asked."""
         here = self.current(member)
         secret = secrets.token_hex(16)
-        return await self._answer(here.room, lambda table: play.play_again(table, here.participant, secret))
+        answer = await self._answer(here.room, lambda table: play.play_again(table, here.participant, secret))
+        await self._credit(here.room, member, facts.seat_of(here.room.table, here.participant),
+                           anonymous_clears=False)
+        return answer
 
     def _heard_chat(self, room: LiveRoom, line: JSON) -> None:
         self.chat.heard(room, line)
