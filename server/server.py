@@ -26,6 +26,7 @@ from .coord import Coordination
 from .http import DEFAULT_STATIC_DIR, client_address, make_process_request, parse_networks
 from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow
 from .live import Tables
+from .live.archiving import ArchivePolicy
 from .loop_lag import watch_loop_lag
 from .metrics import InstrumentedStore, Metrics
 from .protocol import ProtocolError
@@ -75,6 +76,8 @@ class WhistServer:
         coordination: Coordination | None = None,
         bot_workers: int = DEFAULTS.bot_workers,
         archive: ArchiveWriter | None = None,
+        retention: float = DEFAULTS.retention,
+        abandon_after: float = DEFAULTS.abandon_after,
     ) -> None:
         self.store = store
         # Where finished sessions go for good (None: nowhere; they stay in the store). It opens the
@@ -89,7 +92,8 @@ class WhistServer:
         self.compression = compression
         # Shared with the other processes on the same store (default: this process alone owns everything).
         self.tables = Tables(self.timed_store, bot_delay, coordination=coordination, metrics=self.metrics,
-                             bot_workers=bot_workers)
+                             bot_workers=bot_workers, archive=archive,
+                             policy=ArchivePolicy(retention=retention, abandon_after=abandon_after))
         # daily_secret None: the env var, else the store's
         self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)
         self.tables.listen(self.daily)
@@ -257,10 +261,20 @@ class WhistServer:
         def ms(share: float) -> float | None:
             return round(recent[min(len(recent) - 1, int(share * len(recent)))] * 1000, 3) if recent else None
 
-        return {"status": "ok" if store_ok else "degraded", "rooms": len(self.tables.rooms),
+        archive: dict[str, Any] | None = None
+        archive_ok = True
+        if self.archive is not None:
+            stats = self.archive.stats()
+            # Failing writes waiting: play goes on, the sessions stay in the store until written.
+            archive_ok = stats.healthy or stats.pending == 0
+            archive = {"kind": self.archive.kind, "healthy": stats.healthy, "pending": stats.pending,
+                       "written": stats.written, "already": stats.already, "failures": stats.failures,
+                       "last_error": stats.last_error}
+        return {"status": "ok" if store_ok and archive_ok else "degraded", "rooms": len(self.tables.rooms),
                 "connections": len(self.connections), "store": self.store.kind,
                 "pid": os.getpid(), "replica": self.replica_id,
-                "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
+                "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)},
+                "archive": archive}
 
     def scrape(self) -> bytes:
         """The `/metrics` page: the gauges brought up to date, then every metric."""

@@ -10,6 +10,7 @@ import secrets
 import time
 from dataclasses import dataclass, replace
 
+from ..archive import ArchiveWriter
 from ..coord import Coordination, memory_coordination, new_process_id
 from ..store import Store
 from ..table import (
@@ -26,6 +27,7 @@ from ..table import (
     seating,
     to_stored,
 )
+from .archiving import ArchivedRecords, ArchivePolicy, Archiving
 from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON
 from .chat import RoomChat
@@ -69,11 +71,14 @@ class Tables:
     and any added with `listen`).
 
     `coordination`: the primitives shared with the other processes on the same store (Redis); by
-    default the in-memory twins of a process alone on its store (it owns every room)."""
+    default the in-memory twins of a process alone on its store (it owns every room). `archive`: where
+    finished sessions go for good (None: nowhere, they stay in the store), with `policy`'s retention
+    and abandonment periods."""
 
     def __init__(self, store: Store, bot_delay: float, scheduler: BotScheduler | None = None,
                  coordination: Coordination | None = None, metrics: BotObserver | None = None,
-                 bot_workers: int = 1) -> None:
+                 bot_workers: int = 1, archive: ArchiveWriter | None = None,
+                 policy: ArchivePolicy | None = None) -> None:
         self.store = store
         self.scheduler = scheduler or BotScheduler()
         # The one place the live layer is wired: each collaborator is passed to its constructor.
@@ -91,8 +96,14 @@ class Tables:
         self.timers = GraceTimers(owner)
         self.claims = SeatClaims(self)
         self.clocks = TurnClocks(owner)
+        # Finished sessions to the archive, by the room's owner; the archive answers for rooms gone.
+        self.archiving = None if archive is None else Archiving(
+            archive, store, owner, self.shared.ownership.acquire, self.registry.held,
+            policy or ArchivePolicy())
+        self.archived = None if archive is None else ArchivedRecords(archive.archive)
+        archiving = () if self.archiving is None else (self.archiving,)
         for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.clocks, self.lobby,
-                         self.bots, self.claims, *self.shared.listeners):
+                         self.bots, self.claims, *archiving, *self.shared.listeners):
             self.registry.listen(listener)
         self.members: dict[Member, Membership] = {}
         # The hashed player key each connection gave (`hello`): every seat it takes is credited to it in
@@ -119,6 +130,8 @@ class Tables:
     async def close(self) -> None:
         """Stop bot loops, timers and the lobby push; release this process's leases and presence."""
         self.registry.close()
+        if self.archiving is not None:
+            await self.archiving.stop()
         await self.bots.stop()
         await self.lobby.stop()
         await self.shared.close()
