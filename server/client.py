@@ -278,9 +278,10 @@ class WhistClient:
         result = await self.request("hint")
         return str(result["action"])
 
-    async def records(self) -> list[JSON]:
-        """The deal records of the finished deals."""
-        result = await self.request("get_records")
+    async def records(self, room_id: str | None = None) -> list[JSON]:
+        """The deal records of the finished deals (of this room, or of `room_id`: live or archived)."""
+        which: JSON = {"room_id": room_id} if room_id else {}
+        result = await self.request("get_records", **which)
         records: list[JSON] = result["records"]
         return records
 

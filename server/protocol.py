@@ -184,9 +184,11 @@ class EndGame(_Request):
 
 
 class GetRecords(_Request):
-    """The deal records of every finished deal of the session."""
+    """The deal records of every finished deal of the session; with `room_id`, of that room (live,
+    else from the archive once the live store has let it go)."""
 
     type: Literal["get_records"]
+    room_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
 class GetState(_Request):

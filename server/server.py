@@ -163,8 +163,8 @@ class WhistServer:
                 return await tables.ready(conn)
             case protocol.EndGame():
                 return await tables.end(conn)
-            case protocol.GetRecords():
-                return await tables.records(conn)
+            case protocol.GetRecords(room_id=room_id):
+                return await tables.records(conn, room_id)
             case protocol.Chat(text=text, phrase=phrase):
                 return await tables.say(conn, text, phrase)
             case protocol.MuteChat(seat=seat, muted=muted):

@@ -218,11 +218,16 @@ class Archiving(RoomListener):
 
 
 class ArchivedRecords:
-    """The archive as the live layer reads it (a room no longer in the store): the writer's archive."""
+    """The archive as the live layer reads it, for a room no longer in the store (`get_records`,
+    `watch`): the writer's open archive (`ArchiveWriter.archive`)."""
 
     def __init__(self, archive: Callable[[], Awaitable[Archive]]) -> None:
         self._archive = archive
 
-    async def room_records(self, room_id: str) -> list[JSON]:
-        """The room's deal records from the archive, every session's, in play order."""
-        return await (await self._archive()).room_records(room_id)
+    async def room_records(self, room_id: str) -> list[JSON] | None:
+        """Every archived session's deal records of the room, in play order; None if the archive has
+        no session of that room. Raises what the archive raises when it does not answer."""
+        sessions = await (await self._archive()).room_sessions(room_id)
+        if not sessions:
+            return None
+        return [record for session in sessions for record in session.records()]

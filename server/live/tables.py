@@ -322,8 +322,13 @@ class Tables:
                 await self.enter(member, room, None, None)
 
     async def watch(self, member: Member, room_id: str) -> JSON:
-        """`watch`: enter as a spectator."""
-        room = await self._room(room_id)
+        """`watch`: enter as a spectator. A room the store no longer holds but the archive does is not
+        entered: the answer carries its records (`archived`)."""
+        try:
+            room = await self._room(room_id)
+        except errors.NoSuchRoom:
+            records = await self._archived_records(room_id)
+            return {"room_id": room_id, "seat": None, "archived": True, "records": records}
         await self.enter(member, room, None, None)
         return seating.watch(room.table).answer
 
@@ -392,9 +397,18 @@ class Tables:
 
         return await self._answer(here.room, command)
 
-    async def records(self, member: Member) -> JSON:
-        """`get_records`: the finished deals (from the live session; from the stored log when the live
-        copy may be behind the store)."""
+    async def records(self, member: Member, room_id: str | None = None) -> JSON:
+        """`get_records`: the finished deals of the connection's room (from the live session; from the
+        stored log when the live copy may be behind the store), or of the room `room_id`: its live
+        copy's, else, once the store has let it go, every archived session's (`archived`)."""
+        here = self.members.get(member)
+        if room_id is not None and (here is None or here.room.room_id != room_id):
+            found = await self.registry.get(room_id)
+            if found is None:
+                records = await self._archived_records(room_id)
+                return {"room_id": room_id, "records": records, "archived": True}
+            self.registry.forget_if_idle(found)  # loaded for this answer only: not kept
+            return {"room_id": room_id, "records": deal_records(found.table.session, found.table.hints)}
         room = self.current(member).room
         if room.stale:  # the live copy may be behind the store
             try:
@@ -404,6 +418,19 @@ class Tables:
                 raise errors.StoreUnavailable("the store does not answer: retry") from None
         table = room.table
         return {"room_id": room.room_id, "records": deal_records(table.session, table.hints)}
+
+    async def _archived_records(self, room_id: str) -> list[JSON]:
+        """A room's records from the archive, or `NoSuchRoom`."""
+        if self.archived is not None:
+            try:
+                records = await self.archived.room_records(room_id)
+            except Exception as failure:
+                log.warning("archive not read", extra={"fields": {"room": room_id,
+                                                                  "error": type(failure).__name__}})
+                raise errors.StoreUnavailable("the archive does not answer: retry") from None
+            if records is not None:
+                return records
+        raise errors.NoSuchRoom(f"no room with id {room_id!r}")
 
     async def say(self, member: Member, text: str | None, phrase: str | None) -> JSON:
         """`chat`: a line (free text or a quick phrase) to the room, on its own channel."""

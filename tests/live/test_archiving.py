@@ -18,7 +18,7 @@ import pytest
 from server_helpers import random_choice
 
 from server.archive import MIN_RATED_DEALS, Archive, ArchiveWriter, open_archive, player_hash
-from server.client import WhistClient
+from server.client import ServerError, WhistClient
 from server.coord import redis_coordination
 from server.server import WhistServer
 from server.settings import Limits
@@ -205,9 +205,23 @@ async def test_a_finished_session_is_archived_once_credited_and_its_keys_expire_
     async def gone() -> bool:
         return await servers.room_keys(room_id) == []
 
+    reader = await clients(url, "Reader")
+    assert await reader.records(room_id) == live_records, "by id, while the store still has it"
     await until(gone, what="the room's keys expired")
     assert await servers.references(room_id) == []
     assert await ann.records() == live_records, "the connection still in the room reads its own copy"
+
+    # Once the store has let it go (and the last connection has left), the archive answers: by id, and
+    # to a spectator coming late.
+    await ann.close()
+    await until(lambda: asyncio.sleep(0, room_id not in server.tables.rooms), what="out of memory")
+    assert await reader.records(room_id) == live_records
+    watched = await reader.watch(room_id)
+    assert watched["archived"] is True and watched["records"] == live_records
+    assert await servers.room_keys(room_id) == [], "reading the archive brings nothing back into Redis"
+    with pytest.raises(ServerError) as unknown:
+        await reader.records("no-such-room")
+    assert unknown.value.code == "no_such_room"
 
 
 async def test_a_session_left_by_a_dead_process_is_archived_by_the_next_one_to_load_it(
