@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from .archive import ArchiveWriter, open_archive
+from .archive import ArchiveWriter, is_postgres, open_archive
 from .coord import new_process_id, open_coordination
 from .gc_policy import scheduled_full_passes
 from .http import parse_networks
@@ -64,7 +64,9 @@ def archive_writer(settings: ServerSettings) -> ArchiveWriter | None:
     """The archive's writer for `--archive` (None for `off`); it connects, and migrates the schema, on
     its first write."""
     url = archive_url(settings)
-    return None if url is None else ArchiveWriter(lambda: open_archive(url))
+    if url is None:
+        return None
+    return ArchiveWriter(lambda: open_archive(url), kind="postgresql" if is_postgres(url) else "sqlite")
 
 
 async def serve_until_stopped(settings: ServerSettings) -> None:
@@ -80,7 +82,8 @@ async def serve_until_stopped(settings: ServerSettings) -> None:
                          compression=None if settings.compression == "none" else settings.compression,
                          daily_secret=settings.daily_secret, replica_id=settings.replica_id,
                          trusted_proxies=settings.trusted_proxy, coordination=coordination,
-                         bot_workers=max(1, settings.bot_workers), archive=archive_writer(settings))
+                         bot_workers=max(1, settings.bot_workers), archive=archive_writer(settings),
+                         retention=settings.retention, abandon_after=settings.abandon_after)
     host, port = await server.start(settings.host, settings.port, settings.unix)
     # Everything loaded so far (modules, rulesets, stored rooms) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise pause every table now and then.

@@ -81,12 +81,15 @@ class WhistClient:
         player_key: str | None = None,
     ) -> WhistClient:
         """Open a connection (and send `hello` when `name` is given; `events=False` asks for no
-        `events` pushes, only `state`). `player_key`: the daily challenge's player key (default: a
-        new random one per client)."""
+        `events` pushes, only `state`). `player_key`: the player key (given, `hello` names it: the
+        seats this client takes are credited to it; default: a new random one per client, for the daily
+        challenge only)."""
         websocket = await connect(url, max_size=8 * 1024 * 1024, open_timeout=10)
         client = cls(websocket, binary, player_key)
         if name is not None:
-            await client.request("hello", name=name, events=events)
+            # A key given here is the player's: `hello` names it, and every seat taken is credited to it.
+            credit: JSON = {"player_key": player_key} if player_key is not None else {}
+            await client.request("hello", name=name, events=events, **credit)
         return client
 
     async def __aenter__(self) -> WhistClient:
@@ -275,9 +278,10 @@ class WhistClient:
         result = await self.request("hint")
         return str(result["action"])
 
-    async def records(self) -> list[JSON]:
-        """The deal records of the finished deals."""
-        result = await self.request("get_records")
+    async def records(self, room_id: str | None = None) -> list[JSON]:
+        """The deal records of the finished deals (of this room, or of `room_id`: live or archived)."""
+        which: JSON = {"room_id": room_id} if room_id else {}
+        result = await self.request("get_records", **which)
         records: list[JSON] = result["records"]
         return records
 

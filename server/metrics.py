@@ -267,6 +267,29 @@ class InstrumentedStore(Store):
         lines: list[JSON] = await self._timed("chat_lines", lambda: self.inner.chat_lines(room_id))
         return lines
 
+    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> None:
+        """The inner store's seat credit, timed."""
+        await self._timed("credit_seat", lambda: self.inner.credit_seat(room_id, seat, player))
+
+    async def seat_credits(self, room_id: str) -> dict[int, str]:
+        """The inner store's seat credits, timed."""
+        credits: dict[int, str] = await self._timed("seat_credits", lambda: self.inner.seat_credits(room_id))
+        return credits
+
+    async def retain(self, room_id: str, session: int, seconds: float) -> bool:
+        """The inner store's retain, timed."""
+        done: bool = await self._timed("retain", lambda: self.inner.retain(room_id, session, seconds))
+        return done
+
+    async def archived(self, room_id: str) -> int | None:
+        """The inner store's archived mark, timed."""
+        session: int | None = await self._timed("archived", lambda: self.inner.archived(room_id))
+        return session
+
+    async def persist(self, room_id: str) -> None:
+        """The inner store's persist, timed."""
+        await self._timed("persist", lambda: self.inner.persist(room_id))
+
     async def close(self) -> None:
         """Close the inner store."""
         await self.inner.close()

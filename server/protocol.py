@@ -43,13 +43,20 @@ class _Request(_Message):
 
 # ------------------------------------------------------------------------------------------- requests
 
+# A browser's player key (kept like a seat token; the server keeps only its hash): 16-128 characters of
+# the URL-safe base64 alphabet.
+PlayerKey = Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
+
 
 class Hello(_Request):
-    """Set the player's name; the answer lists rulesets and bots."""
+    """Set the player's name; the answer lists rulesets and bots. `player_key`: the browser's player key
+    (as for `daily`): every seat this connection takes from now on is credited to its hash, for the
+    archive's histories and ratings."""
 
     type: Literal["hello"]
     name: Annotated[str, Field(min_length=1, max_length=32)] = "Player"
     events: bool = True  # false: no `events` pushes (the client draws everything from `state`)
+    player_key: PlayerKey | None = None
 
 
 class Ping(_Request):
@@ -177,9 +184,11 @@ class EndGame(_Request):
 
 
 class GetRecords(_Request):
-    """The deal records of every finished deal of the session."""
+    """The deal records of every finished deal of the session; with `room_id`, of that room (live,
+    else from the archive once the live store has let it go)."""
 
     type: Literal["get_records"]
+    room_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
 class GetState(_Request):
@@ -192,11 +201,6 @@ class HintRequest(_Request):
     """What the heuristic bot would do in one's seat now (from that seat's view only; logged)."""
 
     type: Literal["hint"]
-
-
-# A browser's player key (kept like a seat token; the server keeps only its hash): 16-128 characters of
-# the URL-safe base64 alphabet.
-PlayerKey = Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
 class Daily(_Request):

@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from . import protocol
 from .api import Api
-from .archive import ArchiveWriter
+from .archive import ArchiveWriter, player_hash
 from .bots import bot_names
 from .challenge import DailyChallenge
 from .connection import Connection
@@ -27,6 +27,7 @@ from .coord import Coordination
 from .http import DEFAULT_STATIC_DIR, client_address, make_process_request, parse_networks
 from .limits import CLOSE_IDLE, CLOSE_TOO_MANY_CONNECTIONS, AddressCounts, AddressWindow
 from .live import Tables
+from .live.archiving import ArchivePolicy
 from .loop_lag import watch_loop_lag
 from .metrics import InstrumentedStore, Metrics
 from .protocol import ProtocolError
@@ -76,6 +77,8 @@ class WhistServer:
         coordination: Coordination | None = None,
         bot_workers: int = DEFAULTS.bot_workers,
         archive: ArchiveWriter | None = None,
+        retention: float = DEFAULTS.retention,
+        abandon_after: float = DEFAULTS.abandon_after,
     ) -> None:
         self.store = store
         # Where finished sessions go for good (None: nowhere; they stay in the store). It opens the
@@ -90,7 +93,8 @@ class WhistServer:
         self.compression = compression
         # Shared with the other processes on the same store (default: this process alone owns everything).
         self.tables = Tables(self.timed_store, bot_delay, coordination=coordination, metrics=self.metrics,
-                             bot_workers=bot_workers)
+                             bot_workers=bot_workers, archive=archive,
+                             policy=ArchivePolicy(retention=retention, abandon_after=abandon_after))
         # daily_secret None: the env var, else the store's
         self.daily = DailyChallenge(self.tables, self.timed_store, daily_secret)
         self.tables.listen(self.daily)
@@ -125,9 +129,10 @@ class WhistServer:
     async def _route(self, conn: Connection, request: protocol.Request) -> dict[str, Any]:
         tables = self.tables
         match request:
-            case protocol.Hello(name=name, events=events):
+            case protocol.Hello(name=name, events=events, player_key=player_key):
                 conn.name = name.strip() or "Player"
                 conn.wants_events = events
+                tables.identify(conn, None if player_key is None else player_hash(player_key))
                 # `replica`: one of several processes behind a balancer (the web client then reopens
                 # its socket with the room named, for the balancer's room affinity: docs/scaling.md).
                 return {"name": conn.name, "server": SERVER_NAME, "rulesets": ruleset_names(),
@@ -162,8 +167,8 @@ class WhistServer:
                 return await tables.ready(conn)
             case protocol.EndGame():
                 return await tables.end(conn)
-            case protocol.GetRecords():
-                return await tables.records(conn)
+            case protocol.GetRecords(room_id=room_id):
+                return await tables.records(conn, room_id)
             case protocol.Chat(text=text, phrase=phrase):
                 return await tables.say(conn, text, phrase)
             case protocol.MuteChat(seat=seat, muted=muted):
@@ -260,10 +265,20 @@ class WhistServer:
         def ms(share: float) -> float | None:
             return round(recent[min(len(recent) - 1, int(share * len(recent)))] * 1000, 3) if recent else None
 
-        return {"status": "ok" if store_ok else "degraded", "rooms": len(self.tables.rooms),
+        archive: dict[str, Any] | None = None
+        archive_ok = True
+        if self.archive is not None:
+            stats = self.archive.stats()
+            # Failing writes waiting: play goes on, the sessions stay in the store until written.
+            archive_ok = stats.healthy or stats.pending == 0
+            archive = {"kind": self.archive.kind, "healthy": stats.healthy, "pending": stats.pending,
+                       "written": stats.written, "already": stats.already, "failures": stats.failures,
+                       "last_error": stats.last_error}
+        return {"status": "ok" if store_ok and archive_ok else "degraded", "rooms": len(self.tables.rooms),
                 "connections": len(self.connections), "store": self.store.kind,
                 "pid": os.getpid(), "replica": self.replica_id,
-                "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)}}
+                "requests": {"count": len(recent), "p50_ms": ms(0.5), "p99_ms": ms(0.99)},
+                "archive": archive}
 
     def scrape(self) -> bytes:
         """The `/metrics` page: the gauges brought up to date, then every metric."""

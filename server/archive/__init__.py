@@ -47,5 +47,5 @@ async def open_archive(url: str | None = None, *, upgrade: bool = True) -> Archi
 __all__ = [
     "MIN_RATED_DEALS", "Archive", "ArchiveWriter", "ArchivedSession", "ContractStats", "DealEntry",
     "PlayedDeal", "PlayedSession", "PlayerHistory", "Rating", "SeatEntry", "WriterStats", "default_url",
-    "open_archive", "player_hash",
+    "is_postgres", "open_archive", "player_hash",
 ]

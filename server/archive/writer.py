@@ -21,6 +21,7 @@ from .model import ArchivedSession
 log = logging.getLogger("whist.archive")
 
 Archived = Callable[[ArchivedSession, bool], Awaitable[None]]  # (session, written now) once archived
+Observer = Callable[[str, float], None]  # (written | already | failed, seconds): each attempt, for /metrics
 
 
 @dataclass(slots=True)
@@ -53,9 +54,12 @@ class ArchiveWriter:
     """Writes submitted sessions in the background (`start`, `submit`, `stop`)."""
 
     def __init__(self, connect: Callable[[], Awaitable[Archive]], *, first_delay: float = 0.5,
-                 max_delay: float = 30.0) -> None:
-        """`connect` opens the archive (called again after a failure to open)."""
+                 max_delay: float = 30.0, kind: str = "archive") -> None:
+        """`connect` opens the archive (called again after a failure to open); `kind` names it for
+        /health (sqlite, postgresql)."""
         self._connect = connect
+        self.kind = kind
+        self._observers: list[Observer] = []
         self._archive: Archive | None = None
         self._first_delay = first_delay
         self._max_delay = max_delay
@@ -67,6 +71,14 @@ class ArchiveWriter:
         self._written = self._already = self._failures = 0
         self._last_latency: float | None = None
         self._last_error: str | None = None
+
+    def observe(self, observer: Observer) -> None:
+        """Call `observer(result, seconds)` after every write attempt (result: written, already, failed)."""
+        self._observers.append(observer)
+
+    def _observed(self, result: str, started: float) -> None:
+        for observer in self._observers:
+            observer(result, time.monotonic() - started)
 
     def start(self) -> None:
         """Start the background task."""
@@ -131,6 +143,7 @@ class ArchiveWriter:
         except Exception as error:  # any failure is retried: the write is idempotent
             self._failures += 1
             self._last_error = f"{type(error).__name__}: {error}"
+            self._observed("failed", started)
             item.attempts += 1
             item.not_before = time.monotonic() + min(self._max_delay,
                                                      self._first_delay * 2 ** (item.attempts - 1))
@@ -144,6 +157,7 @@ class ArchiveWriter:
             self._written += 1
         else:
             self._already += 1
+        self._observed("written" if written else "already", started)
         self._pending.remove(item)
         if item.done is not None:
             try:

@@ -10,6 +10,7 @@ import secrets
 import time
 from dataclasses import dataclass, replace
 
+from ..archive import ArchiveWriter
 from ..coord import Coordination, memory_coordination, new_process_id
 from ..store import Store
 from ..table import (
@@ -27,6 +28,7 @@ from ..table import (
     seating,
     to_stored,
 )
+from .archiving import ArchivedRecords, ArchivePolicy, Archiving
 from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON
 from .chat import RoomChat
@@ -70,11 +72,14 @@ class Tables:
     and any added with `listen`).
 
     `coordination`: the primitives shared with the other processes on the same store (Redis); by
-    default the in-memory twins of a process alone on its store (it owns every room)."""
+    default the in-memory twins of a process alone on its store (it owns every room). `archive`: where
+    finished sessions go for good (None: nowhere, they stay in the store), with `policy`'s retention
+    and abandonment periods."""
 
     def __init__(self, store: Store, bot_delay: float, scheduler: BotScheduler | None = None,
                  coordination: Coordination | None = None, metrics: BotObserver | None = None,
-                 bot_workers: int = 1) -> None:
+                 bot_workers: int = 1, archive: ArchiveWriter | None = None,
+                 policy: ArchivePolicy | None = None) -> None:
         self.store = store
         self.scheduler = scheduler or BotScheduler()
         # The one place the live layer is wired: each collaborator is passed to its constructor.
@@ -92,10 +97,19 @@ class Tables:
         self.timers = GraceTimers(owner)
         self.claims = SeatClaims(self)
         self.clocks = TurnClocks(owner)
+        # Finished sessions to the archive, by the room's owner; the archive answers for rooms gone.
+        self.archiving = None if archive is None else Archiving(
+            archive, store, owner, self.shared.ownership.acquire, self.registry.held,
+            policy or ArchivePolicy())
+        self.archived = None if archive is None else ArchivedRecords(archive.archive)
+        archiving = () if self.archiving is None else (self.archiving,)
         for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.clocks, self.lobby,
-                         self.bots, self.claims, *self.shared.listeners):
+                         self.bots, self.claims, *archiving, *self.shared.listeners):
             self.registry.listen(listener)
         self.members: dict[Member, Membership] = {}
+        # The hashed player key each connection gave (`hello`): every seat it takes is credited to it in
+        # the store, where whichever process archives the room finds it. The raw key is never kept.
+        self.players: dict[Member, str] = {}
         self._resuming: set[Member] = set()  # connections whose `resume` is under way
         # One move of a connection at a time between its `resume` and a move to the rail (`to_spectator`,
         # a task): a move judged before the resume must not finish after it and undo it.
@@ -117,6 +131,8 @@ class Tables:
     async def close(self) -> None:
         """Stop bot loops, timers and the lobby push; release this process's leases and presence."""
         self.registry.close()
+        if self.archiving is not None:
+            await self.archiving.stop()
         await self.bots.stop()
         await self.lobby.stop()
         await self.shared.close()
@@ -177,10 +193,34 @@ class Tables:
 
     async def disconnect(self, member: Member) -> None:
         """The connection closed."""
+        self.players.pop(member, None)
         self.lobby.subscribers.discard(member)
         self.chat.forget(member)
         self._moving.pop(member, None)
         await self.depart(member)
+
+    def identify(self, member: Member, player: str | None) -> None:
+        """The hashed player key a connection gave (`hello`; None: none): the seats it takes from now on
+        are credited to it."""
+        if player is None:
+            self.players.pop(member, None)
+        else:
+            self.players[member] = player
+
+    async def _credit(self, room: LiveRoom, member: Member, seat: object, *, anonymous_clears: bool) -> None:
+        """Credit the seat the connection just took to its player key. A connection without one clears
+        the seat's credit when it is a new holder (`anonymous_clears`: join, create), not when it comes
+        back to its own seat (resume, play again). A store failure only loses the credit (logged)."""
+        if not isinstance(seat, int):
+            return
+        player = self.players.get(member)
+        if player is None and not anonymous_clears:
+            return
+        try:
+            await self.store.credit_seat(room.room_id, seat, player)
+        except Exception as failure:
+            log.warning("seat not credited", extra={"fields": {"room": room.room_id, "seat": seat,
+                                                                "error": type(failure).__name__}})
 
     # ---------------------------------------------------------------- requests
 
@@ -209,6 +249,7 @@ class Tables:
         self.lobby.changed()
         self.shared.lobby_changed()
         answer = outcome.answer
+        await self._credit(room, member, answer["seat"], anonymous_clears=True)
         await self.enter(member, room, hash_token(str(answer["token"])), str(answer["token"]))
         return answer
 
@@ -220,6 +261,7 @@ class Tables:
         kept = here.token if here is not None and here.room is room else None
         token = kept or secrets.token_urlsafe(32)
         outcome = await self._apply(room, lambda table: seating.join(table, token, member.name, wanted))
+        await self._credit(room, member, outcome.answer["seat"], anonymous_clears=True)
         # The connection leaves its previous room only once the seat is won: a refused join changes nothing.
         await self.enter(member, room, hash_token(token), token)
         return outcome.answer
@@ -244,6 +286,7 @@ class Tables:
                     self.outbox.send(where, member)  # refused: the state it was not sent meanwhile
                 raise
             seat = outcome.answer["seat"]
+            await self._credit(room, member, seat, anonymous_clears=False)
             participant = hash_token(token)
             for other, holder in list(room.members.items()):
                 if other is not member and holder == participant:
@@ -280,8 +323,13 @@ class Tables:
                 await self.enter(member, room, None, None)
 
     async def watch(self, member: Member, room_id: str) -> JSON:
-        """`watch`: enter as a spectator."""
-        room = await self._room(room_id)
+        """`watch`: enter as a spectator. A room the store no longer holds but the archive does is not
+        entered: the answer carries its records (`archived`)."""
+        try:
+            room = await self._room(room_id)
+        except errors.NoSuchRoom:
+            records = await self._archived_records(room_id)
+            return {"room_id": room_id, "seat": None, "archived": True, "records": records}
         await self.enter(member, room, None, None)
         return seating.watch(room.table).answer
 
@@ -350,9 +398,18 @@ class Tables:
 
         return await self._answer(here.room, command)
 
-    async def records(self, member: Member) -> JSON:
-        """`get_records`: the finished deals (from the live session; from the stored log when the live
-        copy may be behind the store)."""
+    async def records(self, member: Member, room_id: str | None = None) -> JSON:
+        """`get_records`: the finished deals of the connection's room (from the live session; from the
+        stored log when the live copy may be behind the store), or of the room `room_id`: its live
+        copy's, else, once the store has let it go, every archived session's (`archived`)."""
+        here = self.members.get(member)
+        if room_id is not None and (here is None or here.room.room_id != room_id):
+            found = await self.registry.get(room_id)
+            if found is None:
+                records = await self._archived_records(room_id)
+                return {"room_id": room_id, "records": records, "archived": True}
+            self.registry.forget_if_idle(found)  # loaded for this answer only: not kept
+            return {"room_id": room_id, "records": deal_records(found.table.session, found.table.hints)}
         room = self.current(member).room
         if room.stale:  # the live copy may be behind the store
             try:
@@ -379,6 +436,19 @@ class Tables:
             table = from_stored(stored.state, stored.version, entries)
         return {"room_id": room_id, "records": deal_records(table.session, table.hints)}
 
+    async def _archived_records(self, room_id: str) -> list[JSON]:
+        """A room's records from the archive, or `NoSuchRoom`."""
+        if self.archived is not None:
+            try:
+                records = await self.archived.room_records(room_id)
+            except Exception as failure:
+                log.warning("archive not read", extra={"fields": {"room": room_id,
+                                                                  "error": type(failure).__name__}})
+                raise errors.StoreUnavailable("the archive does not answer: retry") from None
+            if records is not None:
+                return records
+        raise errors.NoSuchRoom(f"no room with id {room_id!r}")
+
     async def say(self, member: Member, text: str | None, phrase: str | None) -> JSON:
         """`chat`: a line (free text or a quick phrase) to the room, on its own channel."""
         here = self.current(member)
@@ -395,7 +465,10 @@ class Tables:
         seated human has asked."""
         here = self.current(member)
         secret = secrets.token_hex(16)
-        return await self._answer(here.room, lambda table: play.play_again(table, here.participant, secret))
+        answer = await self._answer(here.room, lambda table: play.play_again(table, here.participant, secret))
+        await self._credit(here.room, member, facts.seat_of(here.room.table, here.participant),
+                           anonymous_clears=False)
+        return answer
 
     def _heard_chat(self, room: LiveRoom, line: JSON) -> None:
         self.chat.heard(room, line)

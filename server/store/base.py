@@ -1,5 +1,6 @@
-"""The storage port: versioned room state, a per-room event log and chat, the lobby index, and the daily
-challenge's server secret, leaderboards, players' claims of a day and per-deal results. The memory and
+"""The storage port: versioned room state, a per-room event log, chat and credited players, the lobby
+index, the rooms' retention once archived, and the daily challenge's server secret, leaderboards,
+players' claims of a day and per-deal results. The memory and
 Redis stores implement all of it (and pass one contract suite, tests/store/test_store.py)."""
 
 from __future__ import annotations
@@ -97,6 +98,29 @@ class Store(ABC):
     @abstractmethod
     async def chat_lines(self, room_id: str) -> list[JSON]:
         """The room's kept chat lines, oldest first (not part of the room's state or deal records)."""
+
+    @abstractmethod
+    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> None:
+        """Credit a seat of a room to a player (a hashed player key), or to nobody (None). The credits
+        are kept with the room (with its expiry, once it has one)."""
+
+    @abstractmethod
+    async def seat_credits(self, room_id: str) -> dict[int, str]:
+        """Seat -> hashed player key of every credited seat of the room."""
+
+    @abstractmethod
+    async def retain(self, room_id: str, session: int, seconds: float) -> bool:
+        """Session `session` (0-based) of the room is in the archive: remember it (`archived`), give
+        every key of the room an expiry of `seconds`, and take the room out of the rooms index
+        (`room_ids`) and the lobby at once. False (nothing done) if the room is not stored."""
+
+    @abstractmethod
+    async def archived(self, room_id: str) -> int | None:
+        """The number of the room's last archived session (None: none yet, or no such room)."""
+
+    @abstractmethod
+    async def persist(self, room_id: str) -> None:
+        """The room plays again: its keys keep no expiry, and it is back in the rooms index."""
 
     async def record_leaderboard(self, day: str, room_id: str, name: str, score: int, deals: int,
                                  now: float) -> LeaderboardLine:

@@ -12,12 +12,24 @@ class Keys:
         self.prefix = prefix
 
     def room(self, room_id: str) -> str:
-        """Hash: `version` (int) and `state` (JSON) of one room."""
+        """Hash: `version` (int) and `state` (JSON) of one room, and `archived` (int) once a session of it
+        is in the archive (the number of the last one: see `Store.retain`)."""
         return f"{self.prefix}room:{room_id}"
 
     def room_log(self, room_id: str) -> str:
         """List: the room's append-only event log, one JSON entry per item."""
         return f"{self.prefix}room:{room_id}:log"
+
+    def room_players(self, room_id: str) -> str:
+        """Hash: seat -> the hashed player key its connection gave (`hello`'s `player_key`): whom the
+        archive credits each human seat to, known to every process that may archive the room."""
+        return f"{self.prefix}room:{room_id}:players"
+
+    def room_keys(self, room_id: str) -> list[str]:
+        """Every key that holds a room's own data (what `Store.retain` gives an expiry): the room hash,
+        its event log, its credited players, its chat."""
+        return [self.room(room_id), self.room_log(room_id), self.room_players(room_id),
+                self.room_chat(room_id)]
 
     @property
     def lobby(self) -> str:

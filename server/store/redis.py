@@ -45,7 +45,9 @@ if ARGV[2] == '' then
 else
   redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
 end
-redis.call('SADD', KEYS[4], ARGV[3])
+if found == 0 then
+  redis.call('SADD', KEYS[4], ARGV[3])
+end
 for i = 5, #ARGV do
   redis.call('RPUSH', KEYS[2], ARGV[i])
 end
@@ -55,6 +57,53 @@ else
   redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
 end
 return {1, version}
+"""
+
+
+# KEYS: room hash, room log, players hash, chat list, rooms set, lobby hash, owner book.
+# ARGV: room id, archived session number, expiry (ms).
+_RETAIN_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'archived', ARGV[2])
+for i = 1, 4 do
+  redis.call('PEXPIRE', KEYS[i], ARGV[3])
+end
+redis.call('SREM', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[6], ARGV[1])
+redis.call('HDEL', KEYS[7], ARGV[1])
+return 1
+"""
+
+# KEYS: room hash, room log, players hash, chat list, rooms set. ARGV: room id.
+_PERSIST_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+for i = 1, 4 do
+  redis.call('PERSIST', KEYS[i])
+end
+redis.call('SADD', KEYS[5], ARGV[1])
+return 1
+"""
+
+# A key of a room written after the room got its expiry takes the room's (it must not outlive it).
+# KEYS: room hash, the key. ARGV: what to do (hset FIELD VALUE | hdel FIELD | chat LINE KEEP).
+_ROOM_KEY_SCRIPT = """
+local ttl = redis.call('PTTL', KEYS[1])
+if ARGV[1] == 'hset' then
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+elseif ARGV[1] == 'hdel' then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+else
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  redis.call('LTRIM', KEYS[2], -tonumber(ARGV[3]), -1)
+end
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+return 1
 """
 
 
@@ -89,6 +138,10 @@ class RedisStore(Store):
         pool = BlockingConnectionPool.from_url(clean, decode_responses=True, max_connections=64, timeout=20)
         self.redis: Redis = Redis(connection_pool=pool)
         self._save_sha = hashlib.sha1(_SAVE_SCRIPT.encode()).hexdigest()
+        # The rarer scripts (EVALSHA, loaded again by redis-py after a NOSCRIPT).
+        self._room_key_script = self.redis.register_script(_ROOM_KEY_SCRIPT)
+        self._retain_script = self.redis.register_script(_RETAIN_SCRIPT)
+        self._persist_script = self.redis.register_script(_PERSIST_SCRIPT)
         self._saves = LeanPipeline(pool, SAVE_CONNECTIONS)
         # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
         # one write and one read for the batch instead of one round trip each. Each save is still its
@@ -236,12 +289,43 @@ class RedisStore(Store):
         return {room_id: json.loads(text) for room_id, text in texts.items()}
 
     async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
-        """RPUSH and LTRIM in one MULTI: the list never holds more than `keep` lines."""
-        key = self.keys.room_chat(room_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.rpush(key, json.dumps(line, separators=(",", ":")))
-            pipe.ltrim(key, -keep, -1)
-            await pipe.execute()
+        """RPUSH and LTRIM in one script: the list never holds more than `keep` lines, and keeps the
+        room's expiry if it has one."""
+        await self._room_key(room_id, self.keys.room_chat(room_id), "chat",
+                             json.dumps(line, separators=(",", ":")), keep)
+
+    async def _room_key(self, room_id: str, key: str, *args: Any) -> None:
+        await self._room_key_script(keys=[self.keys.room(room_id), key], args=list(args))
+
+    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> None:
+        """HSET (HDEL for nobody) in the room's players hash, which keeps the room's expiry."""
+        key = self.keys.room_players(room_id)
+        if player is None:
+            await self._room_key(room_id, key, "hdel", seat)
+        else:
+            await self._room_key(room_id, key, "hset", seat, player)
+
+    async def seat_credits(self, room_id: str) -> dict[int, str]:
+        """HGETALL of the room's players hash."""
+        found: dict[str, str] = await self.redis.hgetall(self.keys.room_players(room_id))  # type: ignore[assignment]
+        return {int(seat): player for seat, player in found.items()}
+
+    async def retain(self, room_id: str, session: int, seconds: float) -> bool:
+        """One script: `archived` in the room hash, PEXPIRE on each of the room's keys, out of the rooms
+        set, the lobby and the owner book."""
+        keys = [*self.keys.room_keys(room_id), self.keys.rooms, self.keys.lobby, self.keys.room_owners]
+        done = await self._retain_script(keys=keys, args=[room_id, session, max(1, round(seconds * 1000))])
+        return bool(done)
+
+    async def archived(self, room_id: str) -> int | None:
+        """HGET `archived` of the room hash."""
+        found = await self.redis.hget(self.keys.room(room_id), "archived")
+        return int(found) if found is not None else None
+
+    async def persist(self, room_id: str) -> None:
+        """One script: PERSIST on each of the room's keys, back in the rooms set."""
+        keys = [*self.keys.room_keys(room_id), self.keys.rooms]
+        await self._persist_script(keys=keys, args=[room_id])
 
     async def chat_lines(self, room_id: str) -> list[JSON]:
         """LRANGE of the room's chat list."""

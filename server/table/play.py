@@ -1,4 +1,5 @@
-"""Commands of a started table: act, ready, the next deal, end, and hint. Pure, like `seating.py`."""
+"""Commands of a started table: act, ready, the next deal, end, abandon, play again, and hint. Pure,
+like `seating.py`."""
 
 from __future__ import annotations
 
@@ -111,6 +112,17 @@ def end(table: Table, participant: str | None) -> Outcome:
                    [{"type": "game_ended", "balances": balances}], [{"t": "ended", "balances": balances}])
 
 
+def abandon(table: Table) -> Outcome:
+    """Nobody came back: a started room left with no human for the abandonment period ends as it
+    stands, as if the host had ended it (the room's owner applies it; the session is archived and never
+    rated). `reason` tells the clients why."""
+    session = playing_session(table)
+    balances = list(session.balances)
+    return Outcome(replace(table, ended=True), {"balances": balances},
+                   [{"type": "game_ended", "balances": balances, "reason": "abandoned"}],
+                   [{"t": "ended", "balances": balances, "reason": "abandoned"}])
+
+
 def play_again(table: Table, participant: str | None, secret: str) -> Outcome:
     """A seated player asks for a new session at the same table ("Play again"): same seats, same
     options, bots stay. It starts (with the session secret `secret`) once every connected seated
@@ -136,7 +148,7 @@ def play_again(table: Table, participant: str | None, secret: str) -> Outcome:
     past = (*table.past_records, *deal_records(table.session, table.hints))
     new = replace(table, session=session, ended=False, ready=frozenset(), hints=(), play_again=frozenset(),
                   clock=None, clock_misses={}, clock_takeover=frozenset(), clock_once=frozenset(),
-                  past_records=past)
+                  past_records=past, session_number=table.session_number + 1)
     seats = [{"kind": s.kind, "name": s.name, "participant": None, "bot": s.bot} for s in new.seats]
     events = [asked, {"type": "session_started"},
               {"type": "deal_started", "deal_number": 0, "dealer": session.deal.dealer}]

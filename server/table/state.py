@@ -120,6 +120,7 @@ class Table:
     # on whichever process it is (an older connection with the same token becomes a spectator).
     claims: tuple[int, int, int, int] = (0, 0, 0, 0)
     past_records: tuple[JSON, ...] = ()  # earlier sessions' deal records (from the log, never stored)
+    session_number: int = 0  # how many sessions the table played before this one (from the log, never stored)
     presence: Presence = field(default_factory=Presence)
     version: int = 0
 
@@ -207,7 +208,7 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
     clock = state.get("clock")
     seats = [_seat_from(seat) for seat in state["seats"]]
     daily = state.get("daily")
-    session, past = _sessions_from_log(log) if state.get("session") is not None else (None, ())
+    session, past, number = _sessions_from_log(log) if state.get("session") is not None else (None, (), 0)
     return Table(
         room_id=str(state["room_id"]), options=options, created_at=float(state["created_at"]),
         host=state.get("host"), seats=(seats[0], seats[1], seats[2], seats[3]),
@@ -223,7 +224,7 @@ def from_stored(state: Mapping[str, Any], version: int, log: Iterable[Mapping[st
         chat_muted=frozenset(int(seat) for seat in state.get("chat_muted", [])),
         play_again=frozenset(int(seat) for seat in state.get("play_again", [])),
         claims=_claims_from(state.get("claims", (0, 0, 0, 0))),
-        past_records=past,
+        past_records=past, session_number=number,
     )
 
 
@@ -245,15 +246,17 @@ def advance(table: Table, state: Mapping[str, Any], version: int, entries: Itera
     listed = list(entries)
     session = table.session
     past = table.past_records
+    number = table.session_number
     if any(entry.get("t") == "started" for entry in listed) or session is None:
         if session is not None:  # "Play again": the session that was here is over
             past = (*past, *deal_records(session, table.hints))
+            number += 1
         session = session_from_log(listed) if state.get("session") is not None else None
     elif any(entry.get("t") in ("act", "next_deal") for entry in listed):
         session = fork_session(session)
         _replay(session, listed)
     new = from_stored({**state, "session": None}, version, ())
-    return replace(new, session=session, presence=table.presence, past_records=past)
+    return replace(new, session=session, presence=table.presence, past_records=past, session_number=number)
 
 
 def _replay(session: Session, entries: Iterable[Mapping[str, Any]]) -> None:
@@ -271,22 +274,26 @@ def session_from_log(entries: Iterable[Mapping[str, Any]]) -> Session | None:
     return _sessions_from_log(entries)[0]
 
 
-def _sessions_from_log(entries: Iterable[Mapping[str, Any]]) -> tuple[Session | None, tuple[JSON, ...]]:
-    """The last session of the log, and the deal records of every earlier one (hints marked)."""
+def _sessions_from_log(entries: Iterable[Mapping[str, Any]]
+                       ) -> tuple[Session | None, tuple[JSON, ...], int]:
+    """The last session of the log, the deal records of every earlier one (hints marked), and how
+    many earlier ones there were."""
     session: Session | None = None
     hints: list[Hint] = []
     past: list[JSON] = []
+    earlier = 0
     for entry in entries:
         kind = entry.get("t")
         if kind == "started":
             if session is not None:
                 past.extend(deal_records(session, hints))
+                earlier += 1
             session, hints = Session.from_config(entry["config"]), []
         elif kind == "hint":
             hints.append(Hint(int(entry["deal"]), int(entry["seat"]), int(entry["action_index"])))
         elif session is not None:
             _replay(session, (entry,))
-    return session, tuple(past)
+    return session, tuple(past), earlier
 
 
 def deal_records(session: Session | None, hints: Iterable[Hint]) -> list[JSON]:
@@ -309,7 +316,7 @@ def records_from_log(entries: Iterable[Mapping[str, Any]]) -> list[JSON]:
     """Every finished deal of a room's event log, as deal records (replaying the logged actions),
     every session's when the table played again."""
     listed = list(entries)
-    session, past = _sessions_from_log(listed)
+    session, past, _ = _sessions_from_log(listed)
     last_start = max((i for i, entry in enumerate(listed) if entry.get("t") == "started"), default=0)
     hints = [Hint(int(entry["deal"]), int(entry["seat"]), int(entry["action_index"]))
              for entry in listed[last_start:] if entry.get("t") == "hint"]

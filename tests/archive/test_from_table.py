@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from server.archive import SeatEntry, player_hash
-from server.archive.from_table import archived_session
+from server.archive.from_table import archived_session, session_id
 from server.rules import Session
 from server.table import deal_records
 from server.table.state import Daily, Hint, Options, Seat, Table
@@ -48,6 +48,14 @@ def test_a_finished_table_is_archived_with_its_records_seats_and_balances() -> N
     assert (archived.session_id, archived.room_id, archived.started_at, archived.ended_at) == (
         "room-7", "room-7", 1234.5, 2000.0)
     assert archived.complete and archived.options["session_length"] == {"deals": 4, "target": None}
+
+
+def test_each_session_of_a_room_played_again_has_its_own_id() -> None:
+    first, second, third = (archived_session(replace(table(played(4)), session_number=n), {}, 2000.0)
+                            for n in (0, 1, 2))
+    assert (first.session_id, second.session_id, third.session_id) == ("room-7", "room-7.2", "room-7.3")
+    assert {first.room_id, second.room_id, third.room_id} == {"room-7"}
+    assert session_id("room-7", 0) == "room-7"
 
 
 def test_a_session_stopped_early_is_archived_incomplete() -> None:

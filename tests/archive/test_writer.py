@@ -30,6 +30,8 @@ async def test_sessions_submitted_while_the_archive_is_down_are_written_once_it_
     first = finished("room-1", humans("ann", "bob") + bots("expert", "basic"), seed=1)
     second = finished("room-2", humans("ann", "bob") + bots("expert", "basic"), seed=2)
     writer = ArchiveWriter(connect, first_delay=0.01, max_delay=0.05)
+    seen: list[str] = []
+    writer.observe(lambda result, seconds: seen.append(result) if seconds >= 0 else None)
     writer.start()
     try:
         for session in (first, second, first):
@@ -39,6 +41,7 @@ async def test_sessions_submitted_while_the_archive_is_down_are_written_once_it_
         assert (stats.written, stats.already, stats.pending, stats.healthy) == (2, 1, 0, True)
         assert stats.failures >= 2 and stats.last_latency is not None
         assert sorted(archived) == [("room-1", False), ("room-1", True), ("room-2", True)]
+        assert (seen.count("written"), seen.count("already")) == (2, 1) and seen.count("failed") >= 2
     finally:
         await writer.stop()
     reader = await open_archive(archive_url)

@@ -138,3 +138,24 @@ async def test_requests_need_a_room(tables: Tables) -> None:
         await tables.leave(Peer("Nobody"))
     with pytest.raises(errors.NoSuchRoom):
         await tables.watch(Peer("Nobody"), "nosuchroom")
+
+
+async def test_the_seats_a_connection_takes_are_credited_to_its_player_key(tables: Tables) -> None:
+    ann, bob, cat, dan, phone = Peer("Ann"), Peer("Bob"), Peer("Cat"), Peer("Dan"), Peer("Ann's phone")
+    tables.identify(ann, "hash-of-ann")
+    tables.identify(bob, "hash-of-bob")
+    answer = await create(tables, ann)
+    room_id = answer["room_id"]
+    await tables.join(bob, room_id, 1)
+    await tables.join(cat, room_id, 2)  # no key: anonymous
+    assert await tables.store.seat_credits(room_id) == {0: "hash-of-ann", 1: "hash-of-bob"}
+    await tables.leave(bob)
+    await tables.join(dan, room_id, 1)  # a keyless new holder of Bob's old seat: not Bob's any more
+    assert await tables.store.seat_credits(room_id) == {0: "hash-of-ann"}
+    await tables.resume(phone, room_id, answer["token"])  # Ann's own seat, from a device with no key
+    assert await tables.store.seat_credits(room_id) == {0: "hash-of-ann"}, "coming back keeps the credit"
+    tables.identify(phone, "hash-of-ann-2")
+    await tables.resume(phone, room_id, answer["token"])
+    assert await tables.store.seat_credits(room_id) == {0: "hash-of-ann-2"}
+    await tables.disconnect(ann)
+    assert ann not in tables.players, "nothing kept for a closed connection"

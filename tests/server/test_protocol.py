@@ -150,3 +150,13 @@ def test_any_fields_on_a_known_type_validate_or_name_the_problem(
         assert problem.code == "invalid_message" and kind in problem.message and problem.request_id == 1
     else:
         assert request.type == kind
+
+
+def test_hello_takes_a_player_key_like_daily() -> None:
+    assert parse_request({"type": "hello", "id": 1, "name": "Ann"}) == protocol.Hello(type="hello", id=1,
+                                                                                      name="Ann")
+    parsed = parse_request({"type": "hello", "id": 1, "player_key": "Qm9sZC1icm93c2VyLWtleQ"})
+    assert isinstance(parsed, protocol.Hello) and parsed.player_key == "Qm9sZC1icm93c2VyLWtleQ"
+    for bad in ("short", "x" * 129, "has spaces in it!!", 12345678901234567):
+        with pytest.raises(ProtocolError):
+            parse_request({"type": "hello", "id": 1, "player_key": bad})

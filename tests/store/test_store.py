@@ -157,6 +157,86 @@ async def test_concurrent_chat_lines_are_all_kept(store: Store) -> None:
     assert sorted(int(line["text"]) for line in await store.chat_lines("room-c")) == list(range(30))
 
 
+async def until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    """Wait (polling) until `condition()` (a coroutine function) is true, or fail at the deadline."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not await condition():
+        assert asyncio.get_running_loop().time() < deadline, "not within the deadline"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_rooms_seats_are_credited_to_hashed_player_keys(store: Store) -> None:
+    await store.save("r1", {"n": 1}, 0, [], None)
+    assert await store.seat_credits("r1") == {}
+    await store.credit_seat("r1", 0, "hash-a")
+    await store.credit_seat("r1", 2, "hash-b")
+    await store.credit_seat("r1", 2, "hash-c")  # a new holder
+    await store.credit_seat("r1", 3, None)  # nobody: nothing to remove
+    assert await store.seat_credits("r1") == {0: "hash-a", 2: "hash-c"}
+    await store.credit_seat("r1", 0, None)
+    assert await store.seat_credits("r1") == {2: "hash-c"}
+    assert await store.seat_credits("r2") == {}, "per room"
+
+
+async def test_a_retained_room_leaves_the_index_then_expires_with_all_its_keys(store: Store) -> None:
+    await store.save("r1", {"n": 1}, 0, [{"t": "created"}], {"room_id": "r1"})
+    await store.save("r2", {"n": 1}, 0, [{"t": "created"}], None)
+    await store.credit_seat("r1", 1, "hash-a")
+    await store.append_chat("r1", {"text": "gg"}, keep=5)
+    assert await store.archived("r1") is None
+    assert not await store.retain("gone", 0, 60.0), "a room not stored is left alone"
+    assert await store.retain("r1", 0, 60.0)
+    assert await store.archived("r1") == 0
+    assert await store.room_ids() == ["r2"] and await store.lobby() == {}, "out of the index and the lobby"
+    stored = await store.load("r1")
+    assert stored is not None and stored.state == {"n": 1}, "still readable during the retention"
+    assert await store.save("r1", {"n": 2}, 1, [{"t": "resumed"}], None) == 2, "and writable"
+    assert await store.room_ids() == ["r2"], "a write does not put it back in the index"
+    assert await store.retain("r1", 0, 0.2)  # a short retention from now
+    await store.credit_seat("r1", 2, "hash-b")  # written during the retention: expires with the room
+
+    async def gone() -> bool:
+        return await store.load("r1") is None
+
+    await until(gone)
+    assert await store.read_log("r1") == [] and await store.chat_lines("r1") == []
+    assert await store.seat_credits("r1") == {} and await store.archived("r1") is None
+    assert await store.room_ids() == ["r2"]
+    assert await store.load("r2") is not None, "other rooms stay"
+
+
+async def test_a_room_played_again_keeps_no_expiry(store: Store) -> None:
+    await store.save("r1", {"n": 1}, 0, [{"t": "created"}], None)
+    await store.credit_seat("r1", 0, "hash-a")
+    assert await store.retain("r1", 0, 0.3)
+    await store.persist("r1")
+    assert await store.room_ids() == ["r1"]
+    await asyncio.sleep(0.5)
+    assert await store.load("r1") is not None and await store.seat_credits("r1") == {0: "hash-a"}
+    assert await store.archived("r1") == 0, "the first session stays archived"
+
+
+async def test_retained_redis_keys_carry_the_retention(redis_url: str, redis_cleanup: str) -> None:
+    store = RedisStore(redis_url, prefix=redis_cleanup)
+    try:
+        names = Keys(redis_cleanup)
+        await store.save("r1", {"n": 1}, 0, [{"t": "x"}], None)
+        await store.credit_seat("r1", 0, "hash-a")
+        await store.append_chat("r1", {"text": "hi"}, keep=5)
+        await store.redis.hset(names.room_owners, "r1", "process-a")
+        assert [await store.redis.pttl(key) for key in names.room_keys("r1")] == [-1, -1, -1, -1]
+        assert await store.retain("r1", 0, 100.0)
+        ttls = [await store.redis.pttl(key) for key in names.room_keys("r1")]
+        assert all(90_000 < ttl <= 100_000 for ttl in ttls), ttls
+        assert not await store.redis.hexists(names.room_owners, "r1"), "out of the owner book"
+        assert not await store.redis.sismember(names.rooms, "r1")
+        await store.persist("r1")
+        assert [await store.redis.pttl(key) for key in names.room_keys("r1")] == [-1, -1, -1, -1]
+        assert await store.redis.sismember(names.rooms, "r1")
+    finally:
+        await store.close()
+
+
 async def test_the_server_secret_is_created_once(
     store: Store, redis_url: str, redis_cleanup: str
 ) -> None:

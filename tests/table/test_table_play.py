@@ -104,6 +104,18 @@ def test_end_is_for_the_host_and_ends_the_session() -> None:
         play.act(ended.table, 0, "pass")
 
 
+def test_an_abandoned_room_ends_as_it_stands_and_says_why() -> None:
+    with pytest.raises(errors.NotStarted):
+        play.abandon(seated_table(4))
+    table = started_table(4)
+    abandoned = play.abandon(table)
+    assert facts.over(abandoned.table) and not facts.over(table)
+    assert abandoned.events == [{"type": "game_ended", "balances": [0, 0, 0, 0], "reason": "abandoned"}]
+    assert abandoned.entries == [{"t": "ended", "balances": [0, 0, 0, 0], "reason": "abandoned"}]
+    with pytest.raises(errors.SessionOver):
+        play.abandon(abandoned.table)
+
+
 def test_before_the_start_nothing_is_played() -> None:
     with pytest.raises(errors.NotStarted):
         play.act(seated_table(4), 0, "pass")

@@ -11,6 +11,7 @@ from table_helpers import TOKENS, new_table, participant
 from server.table import (
     Daily,
     Table,
+    advance,
     errors,
     facts,
     from_stored,
@@ -59,6 +60,7 @@ def test_it_starts_when_every_seated_human_has_asked_and_bots_stay() -> None:
     assert new.options == over.options and new.session.deal_number == 0
     assert {"type": "session_started"} in again.events
     assert len(new.past_records) == 1, "the first session's deal is kept"
+    assert (over.session_number, new.session_number) == (0, 1), "each session of the room has its number"
 
 
 def test_the_log_replays_both_sessions_and_keeps_every_record() -> None:
@@ -74,6 +76,11 @@ def test_the_log_replays_both_sessions_and_keeps_every_record() -> None:
     loaded = from_stored(to_stored(played.table), 9, entries)  # type: ignore[arg-type]
     assert loaded.session is not None and len(loaded.session.deal.log) == 1
     assert loaded.past_records == played.table.past_records
+    assert loaded.session_number == 1, "the session's number comes back from the log"
+    heard = advance(over, to_stored(again.table), over.version + 1, again.entries)
+    assert heard.session_number == 1, "and from another process's play again"
+    assert from_stored(to_stored(over), 5, entries[:len(entries) - len(again.entries) - len(played.entries)]
+                       ).session_number == 0  # type: ignore[arg-type]
     records = records_from_log(entries)  # type: ignore[arg-type]
     assert records == list(again.table.past_records) and len(records) == 1, "the finished deal, once"
 
