@@ -267,6 +267,11 @@ class InstrumentedStore(Store):
         lines: list[JSON] = await self._timed("chat_lines", lambda: self.inner.chat_lines(room_id))
         return lines
 
+    async def replicated(self) -> bool:
+        """The inner store's answer, timed."""
+        held: bool = await self._timed("replicated", self.inner.replicated)
+        return held
+
     async def close(self) -> None:
         """Close the inner store."""
         await self.inner.close()
