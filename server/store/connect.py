@@ -199,6 +199,22 @@ def redis_client(url: str | RedisAddress, *, decode_responses: bool, max_connect
     return client
 
 
+async def on_old_primary(client: Redis, connection: Any) -> bool:
+    """Whether `connection` (one of `client`'s, e.g. a pub/sub subscriber's, which holds its connection
+    for good) is connected somewhere else than the primary the sentinels name now. Always False for
+    one Redis, or when the sentinels do not answer (a failover under way: ask again later). A
+    connection to a primary that was replaced without its sockets closing (cut off from the sentinels
+    by the network) would otherwise hear nothing more, ever."""
+    pool = client.connection_pool
+    if not isinstance(pool, SentinelConnectionPool) or connection is None or not connection.is_connected:
+        return False
+    try:
+        host, port = await pool.get_master_address()  # type: ignore[no-untyped-call]
+    except Exception:
+        return False
+    return (str(connection.host), int(connection.port)) != (str(host), int(port))
+
+
 def split_store_url(url: str) -> tuple[str, str]:
     """`redis://host:port/db?prefix=p` -> (the URL without `prefix`, the prefix). Kept for callers
     that want one Redis's plain URL; a Sentinel URL comes back whole, without its prefix."""

@@ -18,6 +18,7 @@ from server.store.connect import (
     DEFAULT_SENTINEL_PORT,
     SentinelRedis,
     StoreUrlError,
+    on_old_primary,
     parse_redis_url,
     redis_client,
     split_store_url,
@@ -168,3 +169,31 @@ async def test_the_store_waits_for_the_replica_and_follows_a_failover(topology: 
     finally:
         await store.delete_everything()
         await store.close()
+
+
+async def test_a_connection_elsewhere_than_the_named_primary_is_told_apart(topology: Topology) -> None:
+    # The fan-out subscriber holds its connection for good: it asks this every few seconds, so that
+    # a primary replaced without its sockets closing does not leave it deaf.
+    client = redis_client(topology.url, decode_responses=False, max_connections=4, pool_timeout=5)
+    try:
+        primary = topology.sentinel.primary()
+        assert primary is not None
+        on_primary = await client.connection_pool.get_connection()
+        try:
+            assert (on_primary.host, on_primary.port) == primary
+            assert not await on_old_primary(client, on_primary)
+            elsewhere = [node for node in (topology.primary, topology.replica) if node.port != primary[1]]
+            await on_primary.disconnect()
+            await on_primary.connect_to(("127.0.0.1", elsewhere[0].port))  # as if the primary moved
+            assert await on_old_primary(client, on_primary)
+        finally:
+            await client.connection_pool.release(on_primary)
+    finally:
+        await client.aclose()
+    plain = redis_client(topology.primary.url, decode_responses=False, max_connections=2, pool_timeout=5)
+    try:
+        connection = await plain.connection_pool.get_connection()
+        assert not await on_old_primary(plain, connection), "one Redis: never"
+        await plain.connection_pool.release(connection)
+    finally:
+        await plain.aclose()
