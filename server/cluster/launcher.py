@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .haproxy import Backend, render_config
+from .haproxy import Backend, machine_maxconn, render_config
 from .processes import (
     HAPROXY,
     PrivateRedis,
@@ -181,8 +181,9 @@ class Cluster:
         # The balancer reaches the replicas on their Unix sockets (same host); tests and operators can
         # still reach each one on its own port.
         backends = [Backend(r.replica_id, r.host, r.port, r.unix_path) for r in self.replicas]
+        # As many connections as the open-file limit lets HAProxy hold (it raises its own soft limit).
         self.config_path.write_text(render_config(f"{self.host}:{self.port}", backends, self.balance,
-                                                  stats_socket=self.stats_socket))
+                                                  maxconn=machine_maxconn(), stats_socket=self.stats_socket))
         log_path = self.directory / "haproxy.log"
         self.haproxy = spawn([HAPROXY, "-db", "-f", str(self.config_path)], log_path)
         wait_until(lambda: http_json(self.url + "health")[0] in (200, 503), timeout, "haproxy",
