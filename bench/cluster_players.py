@@ -12,13 +12,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from redis.asyncio import Redis
 from websockets.exceptions import WebSocketException
 
 from bench.leak_check import DealKey, hidden_card_leaks
 from server.client import ServerError, WhistClient
+from server.store.connect import parse_redis_url, redis_client
 from server.store.keys import Keys
-from server.store.redis import split_store_url
 
 __all__ = ["Player", "acted", "cards_played", "cards_seen", "hidden_card_leaks", "owner_replica",
            "records_of"]
@@ -197,10 +196,10 @@ def acted(records: Mapping[DealKey, JSON]) -> list[tuple[int, int, str]]:
 
 async def owner_replica(store_url: str, room_id: str) -> str | None:
     """The replica id of the process that holds the room's lease (process ids start with it)."""
-    clean, prefix = split_store_url(store_url)
-    redis = Redis.from_url(clean)
+    address = parse_redis_url(store_url)  # one Redis, or the primary the sentinels name
+    redis = redis_client(address, decode_responses=False, max_connections=2, pool_timeout=10)
     try:
-        owner = await redis.get(Keys(prefix).room_owner(room_id))
+        owner = await redis.get(Keys(address.prefix).room_owner(room_id))
     finally:
         await redis.aclose()
     text = owner.decode() if isinstance(owner, bytes) else owner

@@ -51,6 +51,7 @@ from server.bots import get_bot
 from server.client import ServerError, WhistClient
 
 BOT = get_bot("random")
+OPEN_SECONDS = 60.0  # a table not opened within this is counted as not opened, and the run goes on
 
 
 # ------------------------------------------------------------------------------------------- measurements
@@ -137,15 +138,40 @@ class Table:
             del client.received_at[:]
 
 
+async def open_tables(url: str, tables: int, bot: str, timeout: float = OPEN_SECONDS
+                      ) -> tuple[list[WhistClient], list[str]]:
+    """Open `tables` rooms, each within `timeout` seconds (a connection and a `create_room`): the
+    clients of the rooms opened, and why each other one was not (a busy host may refuse or time a
+    handshake out; the run goes on with the tables it has and reports the others, instead of
+    waiting forever for one)."""
+    clients: list[WhistClient] = []
+    failures: list[str] = []
+
+    async def open_one(number: int) -> WhistClient:
+        client = await WhistClient.connect(url, name=f"bench{number}", binary=True, events=False)
+        try:
+            await client.create_room("solo-whist", seat=0, session={"deals": 1000}, bot=bot, listed=False)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await client.close()
+            raise
+        return client
+
+    for number in range(tables):
+        try:
+            clients.append(await asyncio.wait_for(open_one(number), timeout))
+        except Exception as failure:
+            failures.append(f"table {number}: {type(failure).__name__}: {failure}")
+    return clients, failures
+
+
 async def run_tables(url: str, tables: int, seconds: float, bot: str, server_pid: int | None = None
                      ) -> dict[str, Any]:
     """`tables` concurrent rooms for `seconds`; returns deals/s, latency percentiles and (timed part
     only) the CPU the server process (`server_pid`) and this process used per deal."""
-    clients = []
-    for number in range(tables):
-        client = await WhistClient.connect(url, name=f"bench{number}", binary=True, events=False)
-        await client.create_room("solo-whist", seat=0, session={"deals": 1000}, bot=bot, listed=False)
-        clients.append(client)
+    clients, not_opened = await open_tables(url, tables, bot)
+    if not clients:
+        raise RuntimeError(f"no table of {tables} could be opened: {not_opened[:3]}")
     runs = [Table(client) for client in clients]
     for client in clients:
         await client.start()
@@ -170,6 +196,7 @@ async def run_tables(url: str, tables: int, seconds: float, bot: str, server_pid
     return {
         **per_deal,
         "tables": tables,
+        "not_opened": len(not_opened),
         "seconds": round(elapsed, 2),
         "deals": deals,
         "deals_per_s": round(deals / elapsed, 1),
@@ -300,6 +327,11 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str) -> str:
             f"{r['echo_p99_ms']} | {r['p99_ratio']} | {r['server_p50_ms']} / {r['server_p99_ms']} | "
             f"{r.get('server_cpu_ms_per_deal', '-')} | {r['client_cpu_ms_per_deal']} | "
             f"{', '.join(map(str, r['load_each_run']))} |")
+    short = [f"{r['not_opened']} of {r['tables']} (run {r.get('run', '?')})" for r in results
+             if r.get("not_opened")]
+    if short:
+        lines += ["", "Tables that could not be opened (left out of the figures of their run): "
+                  + ", ".join(short) + "."]
     cost = next((r["in_process"] for r in results if "in_process" in r), None)
     if cost is not None:
         lines += [

@@ -290,6 +290,11 @@ class InstrumentedStore(Store):
         """The inner store's persist, timed."""
         await self._timed("persist", lambda: self.inner.persist(room_id))
 
+    async def replicated(self) -> bool:
+        """The inner store's answer, timed."""
+        held: bool = await self._timed("replicated", self.inner.replicated)
+        return held
+
     async def close(self) -> None:
         """Close the inner store."""
         await self.inner.close()

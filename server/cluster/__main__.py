@@ -1,6 +1,11 @@
 """`python -m server.cluster --replicas N --port P [--store redis://...]`: a private redis-server
 (unless `--store`), N server replicas and HAProxy on port P. Prints the URL once everything answers
 (`whist-cluster listening on http://HOST:P/`), then waits; SIGTERM or SIGINT stops everything.
+
+`--redis sentinel` starts a Redis primary, `--redis-replicas` replicas and three sentinels instead of
+the single Redis, and the server replicas on `redis+sentinel://...`; `--describe PATH` writes every
+process started (role, pid, host, port) as JSON once everything answers; `--logs DIR` keeps the
+processes' logs (and the Redis data) in DIR instead of a temporary directory removed at the end.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from pathlib import Path
 
 from ..settings import DEFAULTS
 from .haproxy import BALANCE_CHOICES, compose_config
-from .launcher import Cluster
+from .launcher import REDIS_TOPOLOGIES, Cluster
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -28,6 +33,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"the balancer's address (default {DEFAULTS.host})")
     parser.add_argument("--store", default=None,
                         help="redis://HOST:PORT/DB[?prefix=P] (default: a private redis-server)")
+    parser.add_argument("--redis", choices=REDIS_TOPOLOGIES, default="single",
+                        help="the private Redis: one redis-server (single), or a primary, its replicas and "
+                             "three sentinels (sentinel); default single")
+    parser.add_argument("--redis-replicas", type=int, default=1,
+                        help="Redis replicas of the sentinel topology (default 1)")
+    parser.add_argument("--sentinel-down-after-ms", type=int, default=1500,
+                        help="how long the sentinels wait for a silent primary before a failover "
+                             "(default 1500)")
+    parser.add_argument("--describe", type=Path, default=None, metavar="PATH",
+                        help="write the processes started (JSON) to PATH once everything answers")
+    parser.add_argument("--logs", type=Path, default=None, metavar="DIR",
+                        help="keep the logs (and Redis data) in DIR (default: a temporary directory, "
+                             "removed at the end)")
     parser.add_argument("--balance", choices=BALANCE_CHOICES, default="leastconn")
     # The replicas' own defaults (server/settings.py) apply unless these are given.
     parser.add_argument("--bot-delay", type=float, default=None,
@@ -61,11 +79,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGINT, interrupt)
-    cluster = Cluster(args.replicas, args.port, args.store, args.host, args.balance, server_args)
+    cluster = Cluster(args.replicas, args.port, args.store, args.host, args.balance, server_args,
+                      directory=args.logs, redis=args.redis, redis_replicas=args.redis_replicas,
+                      down_after_ms=args.sentinel_down_after_ms)
     try:
         with cluster:
+            described = cluster.describe()
+            if args.describe is not None:
+                partial = args.describe.with_name(args.describe.name + ".partial")
+                partial.write_text(json.dumps(described, indent=1))
+                partial.replace(args.describe)  # whole or not at all, for a reader that polls
             print(f"whist-cluster listening on {cluster.url}", flush=True)
-            print(json.dumps(cluster.describe()), file=sys.stderr, flush=True)
+            print(json.dumps(described), file=sys.stderr, flush=True)
             while True:
                 time.sleep(3600)
     except KeyboardInterrupt:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +10,27 @@ from string import Template
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg.template"
 BALANCE_CHOICES = ("leastconn", "roundrobin")
+# Descriptors HAProxy keeps for itself (its listener, the health checks, the stats socket, logs).
+RESERVED_DESCRIPTORS = 200
+# A limit of "unlimited" is read as this many descriptors.
+UNLIMITED_DESCRIPTORS = 1_048_576
+# docker-compose.yml's balancer runs in a container whose limit is not known here.
+COMPOSE_MAXCONN = 8000
+
+
+def open_file_limit() -> int:
+    """The most descriptors a child of this process may open: the hard RLIMIT_NOFILE (a child may
+    raise its soft limit up to it, as HAProxy does for itself from its `maxconn`)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return UNLIMITED_DESCRIPTORS if hard == resource.RLIM_INFINITY else int(hard)
+
+
+def machine_maxconn(descriptors: int | None = None) -> int:
+    """HAProxy's `maxconn` under an open-file limit (by default this machine's, `open_file_limit`):
+    each proxied connection holds two descriptors (the client's, the replica's), and a few are its
+    own. At least 1."""
+    limit = open_file_limit() if descriptors is None else descriptors
+    return max(1, (limit - RESERVED_DESCRIPTORS) // 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +48,8 @@ class Backend:
         return f"unix@{self.unix}" if self.unix is not None else f"{self.host}:{self.port}"
 
 
-def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastconn", maxconn: int = 8000,
+def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastconn",
+                  maxconn: int = COMPOSE_MAXCONN,
                   stats_socket: Path | None = None, template: Path = TEMPLATE) -> str:
     """The configuration text: listen on `bind` (`host:port`), check and balance over `backends`."""
     if balance not in BALANCE_CHOICES:

@@ -1,4 +1,6 @@
-"""`Cluster`: a private Redis (unless a store is given), N server replicas and HAProxy in front.
+"""`Cluster`: a private Redis (unless a store is given), N server replicas and HAProxy in front. With
+`redis="sentinel"`: a Redis primary, `redis_replicas` replicas and three sentinels instead, the
+server replicas on `redis+sentinel://...` (docs/scaling.md, "Redis Sentinel").
 
     with Cluster(replicas=2) as cluster:
         print(cluster.url)                    # http://127.0.0.1:PORT/ (the balancer)
@@ -13,6 +15,7 @@ A synchronous context manager (starting and stopping processes blocks), usable f
 from __future__ import annotations
 
 import csv
+import functools
 import logging
 import shutil
 import socket
@@ -22,10 +25,27 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .haproxy import Backend, render_config
-from .processes import HAPROXY, PrivateRedis, Replica, free_port, http_json, spawn, stop, wait_until
+from .haproxy import Backend, machine_maxconn, render_config
+from .processes import (
+    HAPROXY,
+    PrivateRedis,
+    PrivateSentinel,
+    Replica,
+    free_port,
+    http_json,
+    spawn,
+    stop,
+    wait_until,
+)
 
 log = logging.getLogger("whist.cluster")
+
+REDIS_TOPOLOGIES = ("single", "sentinel")
+SENTINEL_SERVICE = "whist"
+SENTINELS = 3
+# On the Sentinel topology, every Redis refuses writes as primary unless a replica confirmed the
+# replication stream within the lag (seconds): a primary cut off from its replicas stops taking moves.
+SENTINEL_REDIS_SETTINGS = ["min-replicas-to-write 1", "min-replicas-max-lag 5"]
 
 
 class Cluster:
@@ -33,16 +53,38 @@ class Cluster:
 
     def __init__(self, replicas: int = 2, port: int = 0, store: str | None = None, host: str = "127.0.0.1",
                  balance: str = "leastconn", server_args: list[str] | None = None,
-                 directory: Path | None = None) -> None:
+                 directory: Path | None = None, redis: str = "single", redis_replicas: int = 1,
+                 down_after_ms: int = 1500) -> None:
         if replicas < 1:
             raise ValueError("a cluster needs at least one replica")
+        if redis not in REDIS_TOPOLOGIES:
+            raise ValueError(f"redis must be one of {REDIS_TOPOLOGIES}")
+        if redis == "sentinel" and (store or redis_replicas < 1):
+            raise ValueError("the sentinel topology starts its own Redis primary and at least one replica")
         self.host = host
         self.port = port or free_port(host)
         self.balance = balance
         self._own_directory = directory is None
         self.directory = directory or Path(tempfile.mkdtemp(prefix="whist-cluster-"))
-        self.redis: PrivateRedis | None = None if store else PrivateRedis(self.directory / "redis")
-        self.store = store or (self.redis.url if self.redis else "")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.topology = redis
+        self.sentinels: list[PrivateSentinel] = []
+        self.redis_replicas: list[PrivateRedis] = []
+        if redis == "sentinel":
+            # The primary first (the one `kill_redis` and `stop_redis` mean), then its replicas.
+            self.redis: PrivateRedis | None = PrivateRedis(self.directory / "redis",
+                                                           settings=SENTINEL_REDIS_SETTINGS)
+            self.redis_replicas = [PrivateRedis(self.directory / f"redis-replica{number}",
+                                                replica_of=self.redis.port, settings=SENTINEL_REDIS_SETTINGS)
+                                   for number in range(1, redis_replicas + 1)]
+            self.sentinels = [PrivateSentinel(self.directory / f"sentinel{number}", self.redis.port,
+                                              SENTINEL_SERVICE, down_after_ms=down_after_ms)
+                              for number in range(1, SENTINELS + 1)]
+            addresses = ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
+            self.store = f"redis+sentinel://{addresses}/{SENTINEL_SERVICE}"
+        else:
+            self.redis = None if store else PrivateRedis(self.directory / "redis")
+            self.store = store or (self.redis.url if self.redis else "")
         self.replicas = [Replica(f"r{number}", self.store, self.directory, "127.0.0.1",
                                  extra_args=list(server_args or []))
                          for number in range(1, replicas + 1)]
@@ -62,15 +104,51 @@ class Cluster:
         """The balancer's WebSocket address."""
         return f"ws://{self.host}:{self.port}/ws"
 
+    @property
+    def redis_nodes(self) -> list[PrivateRedis]:
+        """Every Redis this cluster started: the (first) primary, then its replicas."""
+        return ([self.redis] if self.redis is not None else []) + self.redis_replicas
+
     def describe(self) -> dict[str, Any]:
-        """Addresses, process ids and the log directory (the command line prints it)."""
+        """Addresses, process ids and the log directory (the command line prints it, and writes it
+        with `--describe PATH`): `processes` names every process started, with its role (balancer,
+        server, redis, sentinel), pid, host and port; a Redis says whether it started as primary or
+        replica, and its command line (the same one starts it again)."""
         pids: dict[str, int | None] = {"redis": self.redis.process.pid if self.redis and self.redis.process
                                        else None}
         pids.update({replica.replica_id: replica.pid for replica in self.replicas})
         pids["haproxy"] = self.haproxy.pid if self.haproxy is not None else None
-        return {"url": self.url, "store": self.store, "logs": str(self.directory),
+        processes: list[dict[str, Any]] = [
+            {"role": "balancer", "pid": pids["haproxy"], "host": self.host, "port": self.port}]
+        processes += [{"role": "server", "pid": replica.pid, "host": replica.host, "port": replica.port,
+                       "replica": replica.replica_id, "log": str(replica.log_path)}
+                      for replica in self.replicas]
+        processes += [{"role": "redis", "pid": node.pid, "host": "127.0.0.1", "port": node.port,
+                       "started_as": node.started_as, "argv": node.argv, "log": str(node.log_path)}
+                      for node in self.redis_nodes]
+        processes += [{"role": "sentinel", "pid": sentinel.pid, "host": "127.0.0.1", "port": sentinel.port,
+                       "log": str(sentinel.log_path)} for sentinel in self.sentinels]
+        if self.sentinels:
+            pids.update({f"redis-replica{number}": node.pid
+                         for number, node in enumerate(self.redis_replicas, start=1)})
+            pids.update({f"sentinel{number}": sentinel.pid
+                         for number, sentinel in enumerate(self.sentinels, start=1)})
+        return {"url": self.url, "store": self.store, "logs": str(self.directory), "redis": self.topology,
+                "sentinel_service": SENTINEL_SERVICE if self.sentinels else None,
                 "replicas": {replica.replica_id: replica.url for replica in self.replicas},
+                "processes": processes,
                 "pids": {name: pid for name, pid in pids.items() if pid is not None}}
+
+    def sentinel_primary(self) -> tuple[str, int]:
+        """Where the sentinels say the primary is now (the first that answers)."""
+        for sentinel in self.sentinels:
+            try:
+                found = sentinel.primary()
+            except Exception:  # a sentinel stopped or busy: ask the next
+                continue
+            if found is not None:
+                return found
+        raise RuntimeError("no sentinel names a primary")
 
     def server_pids(self) -> dict[str, int]:
         """replica id -> pid of its running process."""
@@ -91,9 +169,11 @@ class Cluster:
         self.stop()
 
     def start(self, timeout: float = 60.0) -> None:
-        """Start Redis, the replicas and the balancer; return once all of them answer."""
+        """Start Redis (and its replicas and sentinels), the server replicas and the balancer; return
+        once all of them answer."""
         if self.redis is not None:
             self.redis.start()
+        self._start_sentinel_topology(timeout)
         for replica in self.replicas:
             replica.start()
         for replica in self.replicas:
@@ -101,21 +181,42 @@ class Cluster:
         # The balancer reaches the replicas on their Unix sockets (same host); tests and operators can
         # still reach each one on its own port.
         backends = [Backend(r.replica_id, r.host, r.port, r.unix_path) for r in self.replicas]
+        # As many connections as the open-file limit lets HAProxy hold (it raises its own soft limit).
         self.config_path.write_text(render_config(f"{self.host}:{self.port}", backends, self.balance,
-                                                  stats_socket=self.stats_socket))
+                                                  maxconn=machine_maxconn(), stats_socket=self.stats_socket))
         log_path = self.directory / "haproxy.log"
         self.haproxy = spawn([HAPROXY, "-db", "-f", str(self.config_path)], log_path)
         wait_until(lambda: http_json(self.url + "health")[0] in (200, 503), timeout, "haproxy",
                    self.haproxy, log_path)
         self.wait_balanced(timeout)
 
+    def _start_sentinel_topology(self, timeout: float) -> None:
+        """The Redis replicas, then the sentinels; wait until every replica is in step with the primary
+        and every sentinel knows all replicas and the other sentinels (a failover needs them)."""
+        if not self.sentinels:
+            return
+        for node in self.redis_replicas:
+            node.start(timeout)
+        for node in self.redis_replicas:
+            wait_until(lambda node=node: node.info().get("master_link_status") == "up", timeout,
+                       f"redis replica on {node.port} in step", node.process, node.log_path)
+        for sentinel in self.sentinels:
+            sentinel.start(timeout)
+        replicas, others = len(self.redis_replicas), len(self.sentinels) - 1
+        for sentinel in self.sentinels:
+            wait_until(functools.partial(sentinel.sees, replicas, others), timeout,
+                       f"sentinel on {sentinel.port} sees the topology", sentinel.process, sentinel.log_path)
+
     def stop(self) -> None:
-        """Stop the balancer, the replicas (SIGTERM, clean shutdown) and the private Redis."""
+        """Stop the balancer, the replicas (SIGTERM, clean shutdown), the sentinels and the private
+        Redis (all of its nodes)."""
         stop(self.haproxy)
         for replica in self.replicas:
             replica.terminate()
-        if self.redis is not None:
-            self.redis.stop()
+        for sentinel in self.sentinels:  # first: no failover while the nodes stop
+            sentinel.stop()
+        for node in self.redis_nodes:
+            node.stop()
         if self._own_directory:
             shutil.rmtree(self.directory, ignore_errors=True)
 

@@ -23,6 +23,7 @@ from typing import IO, Any
 
 PR_SET_PDEATHSIG = 1
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+REDIS_SENTINEL = shutil.which("redis-sentinel") or "/usr/bin/redis-sentinel"
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 
 
@@ -102,26 +103,54 @@ def tail(log_path: Path | None, lines: int = 15) -> str:
 
 class PrivateRedis:
     """A redis-server of its own: loopback, a free port, append-only file in `directory`. Stopping and
-    starting it again keeps the port and the data (the append-only file is replayed)."""
+    starting it again keeps the port and the data (the append-only file is replayed). Its settings
+    are a configuration file in `directory`, written once: a sentinel that makes it a replica (or a
+    primary) rewrites it, and a restart keeps that role. `replica_of`: the port of its primary;
+    `settings`: more configuration lines (`name value`)."""
 
-    def __init__(self, directory: Path, port: int | None = None) -> None:
+    def __init__(self, directory: Path, port: int | None = None, replica_of: int | None = None,
+                 settings: list[str] | None = None) -> None:
         self.directory = directory
         self.port = port or free_port()
+        self.replica_of = replica_of
+        self.settings = list(settings or [])
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = directory / "redis.log"
+        self.config_path = directory / "redis.conf"
 
     @property
     def url(self) -> str:
         """The store URL of database 0."""
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def pid(self) -> int | None:
+        """The process id of the last start (None before the first)."""
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def started_as(self) -> str:
+        """`primary` or `replica`: the role it was configured with (a failover may have changed it)."""
+        return "primary" if self.replica_of is None else "replica"
+
+    @property
+    def argv(self) -> list[str]:
+        """Its command line (the same one starts it again)."""
+        return [REDIS_SERVER, str(self.config_path)]
+
+    def _write_config(self) -> None:
+        lines = [f"port {self.port}", "bind 127.0.0.1", "appendonly yes", "appendfsync everysec", 'save ""',
+                 f"dir {self.directory}", "daemonize no", "protected-mode yes", *self.settings]
+        if self.replica_of is not None:
+            lines.append(f"replicaof 127.0.0.1 {self.replica_of}")
+        self.config_path.write_text("\n".join(lines) + "\n")
+
     def start(self, timeout: float = 20.0) -> None:
         """Start it and wait until it answers PING."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.process = spawn([REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
-                              "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
-                              "--dir", str(self.directory), "--daemonize", "no",
-                              "--protected-mode", "yes"], self.log_path)
+        if not self.config_path.exists():
+            self._write_config()
+        self.process = spawn(self.argv, self.log_path)
         wait_until(self.ping, timeout, "redis-server", self.process, self.log_path)
 
     def ping(self) -> bool:
@@ -130,6 +159,14 @@ class PrivateRedis:
             connection.sendall(b"PING\r\n")
             return connection.recv(16).startswith(b"+PONG")
 
+    def info(self, section: str = "replication") -> dict[str, str]:
+        """`INFO section` as a dict."""
+        import redis
+
+        with redis.Redis(port=self.port, socket_timeout=3, decode_responses=True) as client:
+            found: dict[str, str] = {key: str(value) for key, value in client.info(section).items()}
+        return found
+
     def stop(self) -> None:
         """SIGTERM (it writes the append-only file and exits)."""
         stop(self.process)
@@ -137,6 +174,76 @@ class PrivateRedis:
     def kill(self) -> None:
         """SIGKILL."""
         stop(self.process, signal.SIGKILL)
+
+
+class PrivateSentinel:
+    """A redis-sentinel of its own on loopback, watching `service` (first at the primary on
+    `primary_port`), with short timings so that a failover takes a few seconds (`down_after_ms`:
+    how long the primary may be silent before it is judged down)."""
+
+    def __init__(self, directory: Path, primary_port: int, service: str, quorum: int = 2,
+                 down_after_ms: int = 1500, failover_timeout_ms: int = 6000, port: int | None = None) -> None:
+        self.directory = directory
+        self.port = port or free_port()
+        self.primary_port = primary_port
+        self.service = service
+        self.quorum = quorum
+        self.down_after_ms = down_after_ms
+        self.failover_timeout_ms = failover_timeout_ms
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = directory / "sentinel.log"
+        self.config_path = directory / "sentinel.conf"  # the sentinel rewrites it (what it learnt)
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of the last start (None before the first)."""
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def argv(self) -> list[str]:
+        """Its command line."""
+        return [REDIS_SENTINEL, str(self.config_path)]
+
+    def start(self, timeout: float = 20.0) -> None:
+        """Start it and wait until it names the primary."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if not self.config_path.exists():
+            service = self.service
+            self.config_path.write_text("\n".join([
+                f"port {self.port}", "bind 127.0.0.1", "daemonize no", f"dir {self.directory}",
+                f"sentinel monitor {service} 127.0.0.1 {self.primary_port} {self.quorum}",
+                f"sentinel down-after-milliseconds {service} {self.down_after_ms}",
+                f"sentinel failover-timeout {service} {self.failover_timeout_ms}",
+                f"sentinel parallel-syncs {service} 1"]) + "\n")
+        self.process = spawn(self.argv, self.log_path)
+        wait_until(self.primary, timeout, "redis-sentinel", self.process, self.log_path)
+
+    def _client(self) -> Any:
+        import redis
+
+        return redis.Redis(port=self.port, socket_timeout=3, decode_responses=True)
+
+    def primary(self) -> tuple[str, int] | None:
+        """Where it says the service's primary is (`SENTINEL get-master-addr-by-name`)."""
+        with self._client() as client:
+            found = client.sentinel_get_master_addr_by_name(self.service)
+        return (str(found[0]), int(found[1])) if found else None
+
+    def sees(self, replicas: int, sentinels: int) -> bool:
+        """Whether it knows `replicas` replicas of the primary, and `sentinels` other sentinels."""
+        with self._client() as client:
+            state = client.sentinel_master(self.service)
+        return int(state.get("num-slaves", 0)) >= replicas and \
+            int(state.get("num-other-sentinels", 0)) >= sentinels
+
+    def ask_failover(self) -> None:
+        """`SENTINEL FAILOVER`: promote a replica now, as if the primary had failed."""
+        with self._client() as client:
+            client.sentinel_failover(self.service)
+
+    def stop(self) -> None:
+        """SIGTERM."""
+        stop(self.process)
 
 
 class Replica:

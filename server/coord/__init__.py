@@ -101,22 +101,19 @@ def memory_coordination(process_id: str = "local", hub: MemoryHub | None = None,
 
 def redis_coordination(url: str, process_id: str, prefix: str | None = None, lease_ttl: float = 3.0,
                        presence_ttl: float = 6.0, info: dict[str, Any] | None = None) -> Coordination:
-    """The Redis primitives on one client (`url` as the store's: `redis://H:P/DB[?prefix=P]`)."""
-    from redis.asyncio import BlockingConnectionPool, Redis
-
+    """The Redis primitives on one client (`url` as the store's: `redis://H:P/DB[?prefix=P]` or
+    `redis+sentinel://H:P[,H:P]/SERVICE[?prefix=P]`: then the client follows the primary)."""
+    from ..store.connect import parse_redis_url, redis_client
     from ..store.keys import Keys
-    from ..store.redis import split_store_url
 
-    clean, url_prefix = split_store_url(url)
-    keys = Keys(prefix if prefix is not None else url_prefix)
+    address = parse_redis_url(url)
+    keys = Keys(prefix if prefix is not None else address.prefix)
     # Bytes in and out (fan-out carries msgpack); short timeouts so a lost Redis shows up quickly. A
     # burst of work (a thousand tables opening or ending at once) waits for a free connection of the
     # pool instead of failing with MaxConnectionsError: a lease pass that failed so would drop every
     # lease of a healthy process.
-    pool = BlockingConnectionPool.from_url(clean, decode_responses=False, socket_connect_timeout=2,
-                                           socket_timeout=5, max_connections=COORDINATION_CONNECTIONS,
-                                           timeout=POOL_WAIT_SECONDS)
-    redis = Redis.from_pool(pool)  # closing the client closes its pool
+    redis = redis_client(address, decode_responses=False, socket_connect_timeout=2, socket_timeout=5,
+                         max_connections=COORDINATION_CONNECTIONS, pool_timeout=POOL_WAIT_SECONDS)
     return Coordination(
         process_id,
         RedisLeases(redis, keys, process_id, lease_ttl),

@@ -30,6 +30,7 @@ import msgpack  # type: ignore[import-untyped]
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
+from ..store.connect import on_old_primary
 from ..store.keys import Keys
 from ..store.lean_pipeline import LeanPipeline
 
@@ -162,12 +163,13 @@ class RedisFanout(Fanout):
 
     def __init__(self, redis: Redis, keys: Keys, process_id: str, deliver_own: bool = False,
                  on_resync: ResyncCallback | None = None, retry_delay: float = 0.2,
-                 max_retry_delay: float = 2.0) -> None:
+                 max_retry_delay: float = 2.0, primary_check_interval: float = 5.0) -> None:
         super().__init__(process_id, deliver_own, on_resync)
         self.redis = redis
         self.keys = keys
         self.retry_delay = retry_delay
         self.max_retry_delay = max_retry_delay
+        self.primary_check_interval = primary_check_interval
         # A channel name is `<head><room id><tail>`: the room's id is what lies between.
         self._head, self._tail = keys.room_changes("\0").split("\0")
         self._pubsub: PubSub | None = None
@@ -243,10 +245,17 @@ class RedisFanout(Fanout):
                     await self._resync()
                 first = False
                 delay = self.retry_delay
+                checked = asyncio.get_running_loop().time()
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                     if message is not None and message.get("type") == "message":
                         self._received(message)
+                    now = asyncio.get_running_loop().time()
+                    if now - checked >= self.primary_check_interval:
+                        # On Sentinel: still subscribed on the primary? Publications go to the new one.
+                        checked = now
+                        if await on_old_primary(self.redis, pubsub.connection):
+                            raise ConnectionError("the subscriber is not on the primary any more")
             except asyncio.CancelledError:
                 raise
             except Exception as problem:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from ..rules import Session
-from ..store import Store, StoredRoom, VersionConflictError
+from ..store import NotReplicatedError, Store, StoredRoom, VersionConflictError
 from ..table import Outcome, Table, advance, clock, errors, facts, from_stored, presence, to_stored
 from .change import JSON, CommittedChange
 
@@ -219,6 +219,17 @@ class LiveRoom:
                 raise _store_silent() from None
             raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
                                   "retry") from None
+        except NotReplicatedError as unconfirmed:
+            # The primary holds the move, too few replicas confirmed it: a failover now could lose it, so
+            # it is not answered as done. The room is read again as soon as the store answers (and its
+            # connections sent what the store holds then: the move, or not if it was lost).
+            log.warning("room %s: %s", self.room_id, unconfirmed)
+            self.stale = True
+            for listener in self.listeners:
+                listener.unconfirmed(self)
+            raise errors.StoreUnavailable(
+                "the store's replicas did not confirm the move; the room's state is sent again when the "
+                "store answers: retry then if the move is not in it") from None
         except Exception as failure:
             # The write was not confirmed. It may still have run (a timeout cut short its answer): then
             # the move happened and is answered as such; otherwise nothing happened.
@@ -237,12 +248,15 @@ class LiveRoom:
                                           "was applied: retry") from None
 
     async def _landed(self, state: JSON) -> int | None:
-        """After a failed write of the stored form `state`: its version if the store holds it after all,
-        else None. The live copy is reloaded when the store answers (it is no longer `stale`)."""
+        """After a failed write of the stored form `state`: its version if the store holds it after all
+        (and, when saves wait for replicas, they hold it too), else None. The live copy is reloaded when
+        the store answers (it is no longer `stale`)."""
         written = self.table.version + 1
         with contextlib.suppress(Exception):
             stored = await self.store.load(self.room_id)
             if stored is not None and stored.version == written and _same(stored.state, state):
+                if not await self.store.replicated():
+                    return None  # held by the primary only (Sentinel): still unconfirmed, still stale
                 self.stale = False
                 return written
             if stored is not None:

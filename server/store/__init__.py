@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from .base import Store, StoredRoom, VersionConflictError
+from .base import NotReplicatedError, Store, StoredRoom, VersionConflictError
 from .memory import MemoryStore
 
 
 def open_store(url: str | None) -> Store:
-    """`None`/`memory://` -> the in-memory store; `redis://...` (optionally `?prefix=p`) -> Redis."""
+    """`None`/`memory://` -> the in-memory store; `redis://...` (optionally `?prefix=p`) or
+    `redis+sentinel://HOST:PORT[,HOST:PORT]/SERVICE` -> Redis (server/store/connect.py)."""
     if url is None or url in ("", "memory", "memory://"):
         return MemoryStore()
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    from .connect import is_redis_url
+
+    if is_redis_url(url):
         from .redis import RedisStore
 
         return RedisStore(url)
-    raise ValueError(f"unknown store URL {url!r}: use memory:// or redis://HOST:PORT/DB")
+    raise ValueError(f"unknown store URL {url!r}: use memory://, redis://HOST:PORT/DB or "
+                     "redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE")
 
 
-__all__ = ["MemoryStore", "Store", "StoredRoom", "VersionConflictError", "open_store"]
+__all__ = ["MemoryStore", "NotReplicatedError", "Store", "StoredRoom", "VersionConflictError", "open_store"]

@@ -24,6 +24,17 @@ class VersionConflictError(Exception):
         self.found = found
 
 
+class NotReplicatedError(Exception):
+    """A write the primary holds but fewer replicas than asked confirmed within the wait: it may be
+    lost in a failover, so it is not answered as done (the room's copy must be read again)."""
+
+    def __init__(self, room_id: str, version: int, replicas: int, wanted: int) -> None:
+        super().__init__(f"room {room_id}: version {version} reached {replicas} of {wanted} replicas")
+        self.room_id = room_id
+        self.version = version
+        self.replicas = replicas
+
+
 @dataclass(frozen=True, slots=True)
 class StoredRoom:
     """A room's state as last written, and its version (1 after creation, +1 per write)."""
@@ -131,6 +142,11 @@ class Store(ABC):
 
     async def ping(self) -> bool:
         """Whether the store answers."""
+        return True
+
+    async def replicated(self) -> bool:
+        """Whether what the store holds now is on as many replicas as a save waits for (after a
+        save whose answer was lost, before it is answered as done); True when saves wait for none."""
         return True
 
     async def close(self) -> None:  # noqa: B027 (optional hook: only Redis holds connections)

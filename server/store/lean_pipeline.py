@@ -21,6 +21,8 @@ from redis.asyncio import ConnectionPool
 from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ResponseError
 
+from .connect import refuses_writes
+
 Command = Sequence[str | bytes | int | float]
 
 
@@ -36,21 +38,31 @@ class LeanPipeline:
         """Each command's reply, in order; an error reply comes back as its `ResponseError` (a lost
         script as `NoScriptError`) in its place, as `Pipeline.execute(raise_on_error=False)` gives
         it. A connection that fails raises (ConnectionError, TimeoutError): which of the commands ran
-        is then unknown, and the connection is closed (the next batch opens it again)."""
+        is then unknown, and the connection is closed (the next batch opens it again). A reply that
+        says the server takes no writes (`READONLY`, `NOREPLICAS`) closes it too, after the batch."""
         if not commands:
             return []
         async with self._slots:
             connection = self._idle.pop() if self._idle else await self.pool.get_connection()  # type: ignore[no-untyped-call]
             try:
-                # One write for the batch (send_packed_command connects a closed connection first).
+                if not connection.is_connected:
+                    # Through `connect`, not the socket alone (which `send_packed_command` would open
+                    # again): on Sentinel, `connect` asks the sentinels where the primary is now, so a
+                    # connection dropped by a failover comes back on the new primary, not the old one.
+                    await connection.connect()
+                # One write for the batch.
                 packed = b"".join(hiredis.pack_command(tuple(command)) for command in commands)  # type: ignore[arg-type]
                 await connection.send_packed_command(packed, check_health=False)
                 replies: list[Any] = []
+                refused = False
                 for _ in commands:
                     try:
                         replies.append(await connection.read_response())
                     except ResponseError as error:  # the reply was read whole: the connection is in step
                         replies.append(error)
+                        refused = refused or refuses_writes(error)
+                if refused:
+                    await connection.disconnect(nowait=True)
             except BaseException:
                 # Replies may be left unread (a failure, a cancellation): never reuse it as it is.
                 await connection.disconnect(nowait=True)

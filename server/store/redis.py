@@ -11,14 +11,15 @@ import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
 from ..leaderboard import RANK_SCALE, LeaderboardLine, day_start, rank_order
-from .base import JSON, Store, StoredRoom, VersionConflictError
-from .keys import DEFAULT_PREFIX, Keys
+from .base import JSON, NotReplicatedError, Store, StoredRoom, VersionConflictError
+from .connect import parse_redis_url, redis_client
+from .connect import split_store_url as split_store_url  # callers of one Redis's plain URL
+from .keys import Keys
 from .lean_pipeline import LeanPipeline
 
 # The daily challenge's claims and per-deal results are kept this long (seconds): they matter on their
@@ -116,33 +117,28 @@ class _PendingSave:
     future: asyncio.Future[list[int]]
 
 
-def split_store_url(url: str) -> tuple[str, str]:
-    """`redis://host:port/db?prefix=p` -> (the URL without `prefix`, the prefix)."""
-    parts = urlsplit(url)
-    query = parse_qs(parts.query)
-    prefix = query.pop("prefix", [DEFAULT_PREFIX])[0]
-    clean = urlunsplit(parts._replace(query=urlencode(query, doseq=True)))
-    return clean, prefix
-
-
 class RedisStore(Store):
     """Rooms in Redis under one key prefix (see `keys.py`)."""
 
     kind = "redis"
 
     def __init__(self, url: str, prefix: str | None = None) -> None:
-        clean, url_prefix = split_store_url(url)
-        self.keys = Keys(prefix if prefix is not None else url_prefix)
+        address = parse_redis_url(url)
+        self.keys = Keys(prefix if prefix is not None else address.prefix)
+        # After each batch of saves: WAIT for this many replicas (0: none), this long at most.
+        self.wait_replicas, self.wait_ms = address.wait, address.wait_ms
         # A bounded pool that waits for a free connection (the default pool raises when it runs out,
-        # which hundreds of busy tables do).
-        pool = BlockingConnectionPool.from_url(clean, decode_responses=True, max_connections=64, timeout=20)
-        self.redis: Redis = Redis(connection_pool=pool)
+        # which hundreds of busy tables do). Through sentinels: short socket timeouts, so that a
+        # primary that vanished without closing its sockets is given up (and the next found).
+        timeouts = {"socket_timeout": 5.0, "socket_connect_timeout": 2.0} if address.sentinel else {}
+        self.redis: Redis = redis_client(address, decode_responses=True, max_connections=64,
+                                         pool_timeout=20, **timeouts)
         self._save_sha = hashlib.sha1(_SAVE_SCRIPT.encode()).hexdigest()
         # The rarer scripts (EVALSHA, loaded again by redis-py after a NOSCRIPT).
         self._room_key_script = self.redis.register_script(_ROOM_KEY_SCRIPT)
         self._retain_script = self.redis.register_script(_RETAIN_SCRIPT)
         self._persist_script = self.redis.register_script(_PERSIST_SCRIPT)
-        self._saves = LeanPipeline(pool, SAVE_CONNECTIONS)
+        self._saves = LeanPipeline(self.redis.connection_pool, SAVE_CONNECTIONS)
         # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
         # one write and one read for the batch instead of one round trip each. Each save is still its
         # own Lua script, atomic on its own (a room has at most one save in flight: its lock).
@@ -167,9 +163,13 @@ class RedisStore(Store):
         if not self._pending:
             asyncio.get_running_loop().call_soon(self._send_pending)
         self._pending.append(_PendingSave(keys, args, future))
-        written, version = await future  # a failure: nothing remembered, the next save sends the state
+        # A failure: nothing remembered, the next save sends the state.
+        written, version, *replicas = await future
         if not written:
             raise VersionConflictError(room_id, expected_version, int(version))
+        if replicas and replicas[0] < self.wait_replicas:
+            # The primary holds it, too few replicas do: not answered as done (nor remembered).
+            raise NotReplicatedError(room_id, int(version), replicas[0], self.wait_replicas)
         self._written[room_id] = (int(version), state)
         if len(self._written) > REMEMBERED_STATES:
             self._written.popitem(last=False)
@@ -182,17 +182,21 @@ class RedisStore(Store):
         task.add_done_callback(self._batches.discard)
 
     async def _write_batch(self, batch: list[_PendingSave]) -> None:
-        """Run a batch of saves in one pipeline; each save's future gets its own answer."""
+        """Run a batch of saves in one pipeline; each save's future gets its own answer (with
+        `wait_replicas`, the replicas that confirmed the batch follow the script's reply)."""
         try:
-            results = await self._run_scripts(batch)
+            results, replicas = await self._run_scripts(batch)
             missing = [save for save, result in zip(batch, results, strict=True)
                        if isinstance(result, NoScriptError)]
             if missing:
                 # Redis lost its script cache (restart, SCRIPT FLUSH): NOSCRIPT ran nothing, so load the
                 # script and run those saves again.
                 self._save_sha = str(await self.redis.script_load(_SAVE_SCRIPT))
-                retried = dict(zip(map(id, missing), await self._run_scripts(missing), strict=True))
+                again, replicas_again = await self._run_scripts(missing)
+                retried = dict(zip(map(id, missing), again, strict=True))
                 results = [retried.get(id(save), result) for save, result in zip(batch, results, strict=True)]
+                # The second WAIT covers every write of the connection, the first batch's too.
+                replicas = replicas_again
         except Exception as failure:
             for save in batch:
                 if not save.future.done():
@@ -204,11 +208,20 @@ class RedisStore(Store):
             if isinstance(result, Exception):
                 save.future.set_exception(result)
             else:
-                save.future.set_result(result)
+                save.future.set_result([*result, *replicas])
 
-    async def _run_scripts(self, batch: list[_PendingSave]) -> list[Any]:
-        return await self._saves.run([("EVALSHA", self._save_sha, len(save.keys), *save.keys, *save.args)
-                                      for save in batch])
+    async def _run_scripts(self, batch: list[_PendingSave]) -> tuple[list[Any], list[int]]:
+        """The batch's scripts, in one pipeline, and with `wait_replicas` a WAIT after them on the
+        same connection: (each script's reply, [how many replicas hold every write of the batch], or
+        [] without WAIT). A WAIT refused counts as no replica."""
+        commands: list[tuple[Any, ...]] = [("EVALSHA", self._save_sha, len(save.keys), *save.keys, *save.args)
+                                           for save in batch]
+        if not self.wait_replicas:
+            return await self._saves.run(commands), []
+        commands.append(("WAIT", self.wait_replicas, self.wait_ms))
+        replies = await self._saves.run(commands)
+        waited = replies.pop()
+        return replies, [0 if isinstance(waited, Exception) else int(waited)]
 
     async def load(self, room_id: str) -> StoredRoom | None:
         """The stored room."""
@@ -338,6 +351,21 @@ class RedisStore(Store):
             return bool(await self.redis.ping())
         except Exception:
             return False
+
+    async def replicated(self) -> bool:
+        """With `wait_replicas`: a write of its own (a probe key) and a WAIT behind it on one
+        connection; the primary's replication stream is one line, so the replicas that confirm the
+        probe hold everything written before it. True when saves wait for no replica."""
+        if not self.wait_replicas:
+            return True
+        try:
+            probe = f"{self.keys.prefix}replication-probe"
+            replies = await self._saves.run([("SET", probe, "1", "PX", 60_000),
+                                             ("WAIT", self.wait_replicas, self.wait_ms)])
+        except Exception:
+            return False
+        return not isinstance(replies[0], Exception) and isinstance(replies[1], int) \
+            and replies[1] >= self.wait_replicas
 
     async def delete_everything(self) -> int:
         """Delete every key under this store's prefix (never the whole database). For tests."""

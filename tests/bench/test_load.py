@@ -1,9 +1,13 @@
-"""The server load benchmark's report (`python -m bench.load`): one row per table count, medians over
-the runs, counts whole."""
+"""The server load benchmark (`python -m bench.load`): its report (one row per table count, medians
+over the runs, counts whole; the tables it could not open), and tables that cannot be opened counted
+instead of waited for."""
 
 from __future__ import annotations
 
+import asyncio
+
 from bench import load
+from server.cluster.processes import free_port
 
 
 def run_result(tables: int, run: int, p99: float, deals: int) -> dict[str, object]:
@@ -27,3 +31,29 @@ def test_the_report_gives_the_medians_of_each_table_count() -> None:
                      "| 100 | 2 | 80.0 | 1000 | 4.0 | 60.0 | 50.0, 70.0 | 0.5 | 2.0 | 10.0 | 2.0 / 9.0 | 4.0 "
                      "| 3.0 | 3.5, 3.5 |"]
     assert "**150 µs per action**" in text
+
+
+def test_the_report_names_the_tables_that_could_not_be_opened() -> None:
+    results = [run_result(10, 1, 20.0, 100), {**run_result(100, 1, 50.0, 1000), "not_opened": 7}]
+    text = load.markdown(results, "python -m bench.load", "up")
+    assert "Tables that could not be opened (left out of the figures of their run): 7 of 100 (run 1)." in text
+    assert "could not be opened" not in load.markdown(results[:1], "python -m bench.load", "up")
+
+
+async def test_tables_that_cannot_be_opened_are_counted_instead_of_waited_for() -> None:
+    # A server that accepts connections and never answers (a handshake that would hang forever), and
+    # an address where nobody listens: each table gives up after the timeout and is counted.
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # until the client gives up
+        writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        clients, failures = await load.open_tables(f"ws://127.0.0.1:{port}/ws", 2, "random", timeout=0.5)
+        assert clients == [] and len(failures) == 2 and all("Timeout" in reason for reason in failures)
+    finally:
+        server.close()
+        await server.wait_closed()
+    clients, failures = await load.open_tables(f"ws://127.0.0.1:{free_port()}/ws", 1, "random", timeout=30)
+    assert clients == [] and len(failures) == 1

@@ -12,7 +12,7 @@ import pytest
 from server_helpers import LiveServer
 
 from server.client import ServerError, WhistClient
-from server.store import Store
+from server.store import NotReplicatedError, Store
 
 
 class LostAnswers:
@@ -93,6 +93,52 @@ async def test_a_write_of_unknown_outcome_is_unconfirmed_then_shown_when_the_sto
     assert "10.1.2.3" not in error.message, "the store's address stays in the server log"
     lossy.away = False
     # Nobody asks: the server catches the room up once the store answers and pushes the move.
+    await client.wait_for(move_shown(action))
+    assert client.room_id is not None
+    assert seat_acts(await store.read_log(client.room_id), 0) == [action], "stored once"
+
+
+async def test_a_move_no_replica_confirmed_is_refused_then_shown_as_the_store_holds_it(
+        at_first_turn: FirstTurn, store: Store) -> None:
+    # On Sentinel, a save the primary ran but no replica confirmed (WAIT) could be lost in a failover:
+    # it is refused, never answered `ok`; the room is read again and the player shown what the store
+    # holds (here the primary keeps it: the move).
+    client, _, action = at_first_turn
+    save: Callable[..., Awaitable[int]] = store.save
+    unconfirmed = [True]
+
+    async def save_unreplicated(room_id: str, *args: Any) -> int:
+        version = await save(room_id, *args)
+        if unconfirmed:
+            unconfirmed.clear()
+            raise NotReplicatedError(room_id, version, 0, 1)
+        return version
+
+    store.save = save_unreplicated  # type: ignore[method-assign]
+    with pytest.raises(ServerError) as caught:
+        await client.act(action)
+    assert caught.value.code == "store_unavailable" and "replicas did not confirm" in caught.value.message
+    await client.wait_for(move_shown(action))
+    assert client.room_id is not None
+    assert seat_acts(await store.read_log(client.room_id), 0) == [action], "stored once"
+
+
+async def test_a_lost_answer_found_on_the_primary_alone_is_not_confirmed(
+        at_first_turn: FirstTurn, store: Store) -> None:
+    # The answer of a save is lost and the store holds the move, but its replicas do not confirm
+    # everything written: not answered as done (the move is shown once the room is read again).
+    client, lossy, action = at_first_turn
+    held = [False]
+
+    async def replicated() -> bool:
+        return held[0]
+
+    store.replicated = replicated  # type: ignore[method-assign]
+    lossy.lose_next = True
+    with pytest.raises(ServerError) as caught:
+        await client.act(action)
+    assert caught.value.code == "store_unavailable" and "did not confirm" in caught.value.message
+    held[0] = True
     await client.wait_for(move_shown(action))
     assert client.room_id is not None
     assert seat_acts(await store.read_log(client.room_id), 0) == [action], "stored once"

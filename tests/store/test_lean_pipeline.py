@@ -4,12 +4,14 @@ cache, a connection killed under it, and its bound on connections."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, ReadOnlyError, ResponseError
 
+from server.cluster.processes import PrivateRedis
 from server.store.lean_pipeline import LeanPipeline
 from server.store.redis import RedisStore
 
@@ -79,3 +81,25 @@ async def test_batches_beyond_its_connections_wait_for_one(redis_url: str, redis
         assert len(pool._in_use_connections) == 2  # held by the pipeline, never more
     finally:
         await pool.disconnect()
+
+
+async def test_a_server_that_takes_no_writes_drops_the_connection_after_its_batch(tmp_path: Path) -> None:
+    # A replica answers a write with READONLY (a primary demoted under a held connection): the batch's
+    # replies come back in place, and the connection is closed, so the next batch connects again
+    # (through the sentinels, to the primary they name then: server/store/connect.py).
+    primary = PrivateRedis(tmp_path / "primary")
+    replica = PrivateRedis(tmp_path / "replica", replica_of=primary.port)
+    primary.start()
+    replica.start()
+    pool = BlockingConnectionPool.from_url(replica.url, decode_responses=True, max_connections=2)
+    lean = LeanPipeline(pool, connections=1)
+    try:
+        replies = await lean.run([("GET", "lean-k"), ("SET", "lean-k", "v")])
+        assert replies[0] is None and isinstance(replies[1], ReadOnlyError)
+        [held] = lean._idle  # the connection it keeps
+        assert not held.is_connected, "a connection to a server that refuses writes is given up"
+        assert await lean.run([("GET", "lean-k")]) == [None]  # and opened again for the next batch
+    finally:
+        await pool.disconnect()
+        replica.stop()
+        primary.stop()

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import calendar
+from pathlib import Path
 
 import pytest
 
-from server.store import Store, VersionConflictError, open_store
+from server.cluster.processes import PrivateRedis
+from server.store import NotReplicatedError, Store, VersionConflictError, open_store
 from server.store.keys import Keys
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore, split_store_url
@@ -308,3 +310,29 @@ async def test_a_state_unchanged_since_this_store_wrote_it_is_not_sent_again(red
     finally:
         await ours.close()
         await theirs.close()
+
+
+async def test_a_save_no_replica_confirmed_is_refused_though_the_primary_holds_it(tmp_path: Path) -> None:
+    # `?wait=1`: after the save, WAIT for one replica; this Redis has none, so the save is refused (it
+    # could be lost in a failover), though the primary ran it. Without `wait`, nothing changes.
+    lone = PrivateRedis(tmp_path / "lone")
+    lone.start()
+    waiting = RedisStore(lone.url + "?wait=1&wait_ms=20&prefix=w:")
+    plain = RedisStore(lone.url + "?prefix=p:")
+    try:
+        assert (waiting.wait_replicas, waiting.wait_ms, plain.wait_replicas) == (1, 20, 0)
+        with pytest.raises(NotReplicatedError) as caught:
+            await waiting.save("r1", {"n": 1}, 0, [{"t": "a"}], None)
+        assert (caught.value.version, caught.value.replicas) == (1, 0)
+        stored = await waiting.load("r1")
+        assert stored is not None and stored.version == 1 and stored.state == {"n": 1}
+        assert not await waiting.replicated()
+        with pytest.raises(NotReplicatedError):  # the state is sent again (nothing was remembered)
+            await waiting.save("r1", {"n": 1}, 1, [{"t": "b"}], None)
+        stored = await waiting.load("r1")
+        assert stored is not None and stored.version == 2 and stored.state == {"n": 1}
+        assert await plain.save("r1", {"n": 1}, 0, [], None) == 1 and await plain.replicated()
+    finally:
+        await waiting.close()
+        await plain.close()
+        lone.stop()

@@ -1,0 +1,218 @@
+"""The Sentinel topology of the cluster launcher (`python -m server.cluster --redis sentinel`): two
+server replicas behind HAProxy on `redis+sentinel://...`, a Redis primary, two Redis replicas and three
+sentinels. Tables play through the balancer (each table's players spread over both servers) while the
+Redis primary is SIGKILLed mid-deal: every table plays on by itself once a replica is promoted, no
+connection is dropped, every move answered `ok` is in the room's deal records (read from the new
+primary) exactly once and in order, and the old primary, started again, rejoins as a replica.
+
+Two Redis replicas: the primaries refuse writes without one replica in step (`min-replicas-to-write
+1`), so with a single replica the promoted one would refuse every move until the old primary came back.
+
+Every wait is a condition with a generous deadline (the machine is shared): nothing here asserts how
+fast anything happens. Processes are started from the main thread only (server/cluster/processes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio
+
+from bench.cluster_players import Player
+from server.client import WhistClient
+from server.cluster.processes import spawn, stop, wait_until
+from server.rules import ruleset_names
+from server.store.redis import RedisStore
+from server.table import from_stored
+from server.table.state import deal_records
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLES = 3
+DEALS = 4
+JSON = dict[str, Any]
+
+
+class Launched:
+    """The launcher's process and what it described."""
+
+    def __init__(self, process: subprocess.Popen[bytes], described: JSON, logs: Path) -> None:
+        self.process = process
+        self.described = described
+        self.logs = logs
+
+    @property
+    def ws_url(self) -> str:
+        return str(self.described["url"]).replace("http://", "ws://") + "ws"
+
+    @property
+    def store(self) -> str:
+        return str(self.described["store"])
+
+    def of_role(self, role: str) -> list[JSON]:
+        return [entry for entry in self.described["processes"] if entry["role"] == role]
+
+    async def primary_port(self) -> int | None:
+        """The primary's port as the first sentinel that answers names it."""
+        for sentinel in self.of_role("sentinel"):
+            client = redis.asyncio.Redis(port=int(sentinel["port"]), socket_timeout=3, decode_responses=True)
+            try:
+                found = await client.execute_command("SENTINEL", "get-master-addr-by-name",
+                                                     self.described["sentinel_service"])
+            except Exception:
+                continue
+            finally:
+                await client.aclose()
+            if found:
+                return int(found[1])
+        return None
+
+
+@pytest.fixture(scope="module")
+def launched(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launched]:
+    """`python -m server.cluster --redis sentinel` with its logs kept in pytest's temporary directory."""
+    directory = tmp_path_factory.mktemp("sentinel-cluster")
+    describe, logs = directory / "describe.json", directory / "logs"
+    with (directory / "launcher.log").open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.cluster", "--redis", "sentinel", "--redis-replicas", "2",
+             "--replicas", "2", "--port", "0", "--bot-delay", "0", "--describe", str(describe),
+             "--logs", str(logs)], cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_until(describe.exists, 240, "the cluster started and described", process,
+                   directory / "launcher.log")
+        yield Launched(process, json.loads(describe.read_text()), logs)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(90)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+
+def test_the_description_names_every_process_with_its_role(launched: Launched) -> None:
+    roles = collections.Counter(entry["role"] for entry in launched.described["processes"])
+    assert roles == {"balancer": 1, "server": 2, "redis": 3, "sentinel": 3}
+    started = sorted(entry["started_as"] for entry in launched.of_role("redis"))
+    assert started == ["primary", "replica", "replica"]
+    assert all(entry["pid"] and entry["port"] and entry["host"] for entry in launched.described["processes"])
+    assert launched.store.startswith("redis+sentinel://") and launched.store.endswith("/whist")
+    assert launched.described["sentinel_service"] == "whist"
+
+
+async def open_table(launched: Launched, ruleset: str, seed: int) -> list[Player]:
+    """A started room of four human players through the balancer (spread over both servers)."""
+    players = [Player(f"P{seat}", launched.ws_url, launched.ws_url, seed * 10 + seat) for seat in range(4)]
+    async with await WhistClient.connect(launched.ws_url, name="Host") as host:
+        room = await host.create_room(ruleset, seat=None, session={"deals": DEALS}, bot="random",
+                                      grace_seconds=120)
+        for seat, player in enumerate(players):
+            await player.take_seat(str(room["room_id"]), seat)
+        await host.start()
+    return players
+
+
+def mid_deal(client: WhistClient) -> bool:
+    """Cards are being played."""
+    view = client.view
+    return view is not None and view["phase"] == "play" and bool(view.get("trick") or view.get("tricks"))
+
+
+async def stored_records(store_url: str, room_id: str) -> list[JSON]:
+    """The room's deal records, from what the store (the primary the sentinels name now) holds."""
+    store = RedisStore(store_url)
+    try:
+        stored = await store.load(room_id)
+        assert stored is not None
+        table = from_stored(stored.state, stored.version, await store.read_log(room_id))
+        return deal_records(table.session, table.hints)
+    finally:
+        await store.close()
+
+
+def is_subsequence(wanted: list[Any], found: list[Any]) -> bool:
+    """Whether `wanted` appears in `found` in order (other items may lie between)."""
+    rest = iter(found)
+    return all(item in rest for item in wanted)
+
+
+def check_moves(players: list[Player], records: list[JSON]) -> None:
+    """Every move answered `ok` is in the records once, in the order it was made."""
+    recorded = [(number, int(seat), action) for number, record in enumerate(records)
+                for seat, action in record["actions"]]
+    assert len(records) >= DEALS, "fewer deals recorded than the session plays"  # thrown-in ones add
+    for player in players:
+        assert player.accepted, f"{player.name} made no move"
+        mine = [move for move in recorded if move[1] == player.seat]
+        assert is_subsequence(player.accepted, mine), \
+            f"{player.name}: a move answered ok is missing from the records or out of order"
+    counted = collections.Counter(recorded)
+    accepted = collections.Counter(move for player in players for move in player.accepted)
+    assert not accepted - counted, "a move answered ok is missing from the records, or was applied twice"
+    cards = [move for move in recorded if move[2].startswith("play ")]
+    assert len(cards) == len(set(cards)), "a card was recorded twice"
+
+
+async def test_the_primary_killed_mid_deal_every_table_plays_on_and_no_acknowledged_move_is_lost(
+    launched: Launched,
+) -> None:
+    tables = [await open_table(launched, ruleset, number)
+              for number, ruleset in enumerate(ruleset_names()[:TABLES])]
+    playing = [asyncio.create_task(player.play(timeout=900)) for players in tables for player in players]
+    restarted: subprocess.Popen[bytes] | None = None
+    try:
+        for players in tables:
+            await players[0].client.wait_for(mid_deal, 180)  # type: ignore[union-attr]
+        old_port = await launched.primary_port()
+        [old] = [entry for entry in launched.of_role("redis") if entry["port"] == old_port]
+        assert old["started_as"] == "primary"
+        versions = {players[0].room_id: int(players[0].room["version"]) for players in tables}  # type: ignore[index]
+        os.kill(int(old["pid"]), signal.SIGKILL)
+
+        deadline = time.monotonic() + 120
+        while (new_port := await launched.primary_port()) in (None, old_port):
+            assert time.monotonic() < deadline, "the sentinels named no new primary"
+            await asyncio.sleep(0.2)
+        # Every table plays on by itself, to the end of its session.
+        await asyncio.gather(*playing)
+        for players in tables:
+            room_id = players[0].room_id
+            assert room_id is not None and players[0].room is not None
+            assert int(players[0].room["version"]) > versions[room_id], "the table did not move on"
+            assert all(player.reconnects == 0 for player in players), "a connection was dropped"
+            check_moves(players, await stored_records(launched.store, room_id))
+
+        # The old primary, started again with its own command line, rejoins as a replica of the new one.
+        restarted = spawn(list(old["argv"]), Path(old["log"]))
+        client = redis.asyncio.Redis(port=int(old["port"]), socket_timeout=3, decode_responses=True)
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    info = await client.info("replication")
+                except Exception:
+                    info = {}
+                if info.get("role") == "slave" and int(info.get("master_port", 0)) == new_port \
+                        and info.get("master_link_status") == "up":
+                    break
+                assert time.monotonic() < deadline, f"the old primary did not rejoin as a replica: {info}"
+                await asyncio.sleep(0.2)
+        finally:
+            await client.aclose()
+    finally:
+        for task in playing:
+            task.cancel()
+        for players in tables:
+            for player in players:
+                await player.close()
+        stop(restarted)
