@@ -201,6 +201,10 @@ async def test_a_finished_session_is_archived_once_credited_and_its_keys_expire_
     await ann.records()
     await writer.drain()
     assert (writer.stats().written, writer.stats().already) == (1, 0)
+    page = server.scrape().decode()
+    assert 'whist_archive_writes_total{result="written"} 1.0' in page
+    assert 'whist_archive_writes_total{result="already"} 0.0' in page
+    assert "whist_archive_write_seconds_count 1.0" in page and "whist_archive_pending 0.0" in page
 
     async def gone() -> bool:
         return await servers.room_keys(room_id) == []
@@ -265,6 +269,10 @@ async def test_while_the_archive_is_down_play_goes_on_and_health_says_degraded_t
     assert block["healthy"] is False and block["pending"] == 1 and block["written"] == 0
     assert block["failures"] >= 2 and block["last_error"] and block["kind"] == "test"
     assert await servers.redis.archived(room_id) is None, "kept live until it is archived"
+    page = server.scrape().decode()
+    assert "whist_archive_pending 1.0" in page
+    assert 'whist_archive_writes_total{result="failed"} 0.0' not in page
+    assert 'whist_archive_writes_total{result="written"} 0.0' in page
 
     bob = await clients(url, "Bob")  # play goes on
     other = await play_session(bob)
