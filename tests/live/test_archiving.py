@@ -200,7 +200,7 @@ async def test_a_finished_session_is_archived_once_credited_and_its_keys_expire_
     # Anything more that happens in the finished room submits nothing again.
     await ann.say(phrase="well_played")
     await ann.records()
-    await writer.drain()
+    await asyncio.wait_for(writer.drain(), DEADLINE)
     assert (writer.stats().written, writer.stats().already) == (1, 0)
     page = server.scrape().decode()
     assert 'whist_archive_writes_total{result="written"} 1.0' in page
@@ -319,7 +319,7 @@ async def test_two_servers_on_one_redis_archive_a_session_once(
     await until(archived, what="archived")
     for writer in writers:
         assert writer is not None
-        await writer.drain()
+        await asyncio.wait_for(writer.drain(), DEADLINE)
     assert sum(w.stats().written for w in writers if w) == 1
     assert sum(w.stats().already for w in writers if w) == 0
     archive = await writers[0].archive()
