@@ -92,6 +92,18 @@ class Metrics:
                                   "timer due every 50 ms (server/loop_lag.py): the wait every frame, "
                                   "push and store answer had at that moment.", buckets=FAST_BUCKETS,
                                   registry=r)
+        self.archive_writes = Counter("whist_archive_writes_total", "Attempts to write a finished session "
+                                      "to the archive, by result: written, already (archived before: "
+                                      "nothing changed), failed (retried with backoff).", ["result"],
+                                      registry=r)
+        self.archive_write_seconds = Histogram("whist_archive_write_seconds", "Time of one archive write "
+                                               "attempt (the session, its deals and the ratings, one "
+                                               "transaction), whatever its result.", buckets=FAST_BUCKETS,
+                                               registry=r)
+        self.archive_pending = Gauge("whist_archive_pending", "Finished sessions waiting to be written to "
+                                     "the archive (they stay in the live store meanwhile).", registry=r)
+        for result in ("written", "already", "failed"):
+            self.archive_writes.labels(result)
         self._room_labels: set[tuple[str, str]] = set()
         for kind in CONNECTION_KINDS:
             self.connections.labels(kind).set(0)
@@ -116,6 +128,11 @@ class Metrics:
     def observe_loop_lag(self, seconds: float) -> None:
         """How late one timer of the event loop fired."""
         self.loop_lag.observe(seconds)
+
+    def observe_archive_write(self, result: str, seconds: float) -> None:
+        """One archive write attempt: written, already or failed, and how long it took."""
+        self.archive_writes.labels(result).inc()
+        self.archive_write_seconds.observe(seconds)
 
     def observe_bot_decision(self, bot: str, seconds: float) -> None:
         """How long a bot of kind `bot` took to decide."""

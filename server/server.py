@@ -86,6 +86,8 @@ class WhistServer:
         self.archive = archive
         self.replica_id = replica_id  # which process this is among several on one store (/health)
         self.metrics = Metrics()
+        if archive is not None:
+            archive.observe(self.metrics.observe_archive_write)
         # The rooms go through a store that times every call and counts conflicts.
         self.timed_store = InstrumentedStore(store, self.metrics)
         # permessage-deflate (None: off). Frames are a few hundred bytes to a few KiB of msgpack or
@@ -285,6 +287,8 @@ class WhistServer:
         self.metrics.set_connections(self.connection_kinds())
         self.metrics.set_rooms((room_kind(room.table), facts.status(room.table))
                                for room in self.tables.rooms.values())
+        if self.archive is not None:
+            self.metrics.archive_pending.set(self.archive.stats().pending)
         return self.metrics.exposition()
 
     async def start(self, host: str, port: int, unix_path: str | None = None) -> tuple[str, int]:

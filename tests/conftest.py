@@ -1,15 +1,26 @@
-"""Shared fixtures: the test Redis (db 0, a unique key prefix per test, cleaned up afterwards); the order
-of the tests and how pytest-xdist shares them between workers (tests/suite_order.py)."""
+"""Shared fixtures: a data folder of the run's own (WHIST_DATA_DIR); the test Redis (db 0, a unique key
+prefix per test, cleaned up afterwards); the order of the tests and how pytest-xdist shares them between
+workers (tests/suite_order.py)."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from suite_order import make_scheduler, run_order
+
+# The data folder (the default archive's SQLite file, server/archive/urls.py) of this test run: a
+# temporary folder, never the user's ~/.local/share/whist. Set in the environment, so that the servers
+# the tests start as subprocesses inherit it.
+DATA_DIR = tempfile.mkdtemp(prefix="whist-test-data-")
+os.environ["WHIST_DATA_DIR"] = DATA_DIR
+atexit.register(shutil.rmtree, DATA_DIR, ignore_errors=True)
 
 REDIS_URL = os.environ.get("WHIST_TEST_REDIS", "redis://127.0.0.1:6379/0")
 # The fixtures of the tests that need a store or a server, wherever they sit (tests/ mirrors server/).

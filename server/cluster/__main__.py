@@ -1,6 +1,6 @@
-"""`python -m server.cluster --replicas N --port P [--store redis://...]`: a private redis-server
-(unless `--store`), N server replicas and HAProxy on port P. Prints the URL once everything answers
-(`whist-cluster listening on http://HOST:P/`), then waits; SIGTERM or SIGINT stops everything.
+"""`python -m server.cluster --replicas N --port P [--store redis://...] [--archive URL]`: a private
+redis-server (unless `--store`), N server replicas and HAProxy on port P. Prints the URL once everything
+answers (`whist-cluster listening on http://HOST:P/`), then waits; SIGTERM or SIGINT stops everything.
 
 `--redis sentinel` starts a Redis primary, `--redis-replicas` replicas and three sentinels instead of
 the single Redis, and the server replicas on `redis+sentinel://...`; `--describe PATH` writes every
@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..archive import default_url
 from ..settings import DEFAULTS
 from .haproxy import BALANCE_CHOICES, compose_config
 from .launcher import REDIS_TOPOLOGIES, Cluster
@@ -46,6 +47,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--logs", type=Path, default=None, metavar="DIR",
                         help="keep the logs (and Redis data) in DIR (default: a temporary directory, "
                              "removed at the end)")
+    parser.add_argument("--archive", default=None, metavar="URL",
+                        help="where every replica archives finished sessions: postgresql://... (what a "
+                        "cluster should use), sqlite:///PATH, or off (default: one SQLite file in the "
+                        "data folder, the same for every replica: their writes queue on its lock)")
     parser.add_argument("--balance", choices=BALANCE_CHOICES, default="leastconn")
     # The replicas' own defaults (server/settings.py) apply unless these are given.
     parser.add_argument("--bot-delay", type=float, default=None,
@@ -58,13 +63,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def archive_args(archive: str | None) -> list[str]:
+    """The replicas' `--archive`: the one given, else one SQLite file in the launcher's data folder,
+    named once here so that every replica writes to the same file (SQLite serialises the writers:
+    `BEGIN IMMEDIATE` and a 30 s busy timeout; PostgreSQL for anything busier)."""
+    return ["--archive", archive or default_url()]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the cluster until SIGTERM/SIGINT."""
     args = parse_args(argv)
     if args.write_compose_config is not None:
         args.write_compose_config.write_text(compose_config())
         return 0
-    server_args = ["--log-level", args.log_level]
+    server_args = ["--log-level", args.log_level, *archive_args(args.archive)]
     if args.bot_delay is not None:
         server_args += ["--bot-delay", str(args.bot_delay)]
     if args.rate_limit is not None:

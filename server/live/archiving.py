@@ -56,12 +56,14 @@ class Archiving(RoomListener):
     room's keys their retention once it is archived, and ends rooms left deserted."""
 
     def __init__(self, writer: ArchiveWriter, store: Store, owner: Owner,
-                 claim: Callable[[str], Awaitable[bool]], held: Callable[[str], LiveRoom | None],
-                 policy: ArchivePolicy, wall_clock: Callable[[], float] = time.time) -> None:
+                 claim: Callable[[str], Awaitable[bool]], release: Callable[[str], Awaitable[bool]],
+                 held: Callable[[str], LiveRoom | None], policy: ArchivePolicy,
+                 wall_clock: Callable[[], float] = time.time) -> None:
         self.writer = writer
         self.store = store
         self.owner = owner  # whether this process runs the room (several processes: its owner)
         self.claim = claim  # take a finished room's lease (nobody else submits it meanwhile)
+        self.release = release  # give it up once archived, if the room is not held here any more
         self.held = held  # the room registry's lookup of rooms held here
         self.policy = policy
         self.wall_clock = wall_clock
@@ -172,6 +174,8 @@ class Archiving(RoomListener):
         if room is not None and room.table.session_number != number:
             await self.store.persist(room_id)
         self._submitted.discard((room_id, number))
+        if room is None:  # e.g. loaded, claimed to be submitted again, and dropped from memory since
+            await self.release(room_id)
         log.info("session archived", extra={"fields": {
             "room": room_id, "session_id": session.session_id, "written": written,
             "retention": self.policy.retention}})

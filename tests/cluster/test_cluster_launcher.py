@@ -22,6 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from server.bots import get_bot
 from server.client import WhistClient, room_url
 from server.cluster import Cluster, compose_config
+from server.cluster.__main__ import archive_args
 from server.cluster.haproxy import machine_maxconn, open_file_limit
 from server.cluster.processes import HAPROXY, http_json, pid_alive, wait_until
 from server.store.keys import Keys
@@ -169,6 +170,17 @@ def test_the_compose_configuration_is_the_template_rendered() -> None:
     for service in ("server1:", "server2:", "server3:", "haproxy:", "--appendonly"):
         assert service in compose
     assert "./deploy/haproxy.compose.cfg:/usr/local/etc/haproxy/haproxy.cfg" in compose
+    # The replicas archive to the PostgreSQL service (the image turns WHIST_ARCHIVE into --archive).
+    assert "postgres:" in compose and compose.count("WHIST_ARCHIVE: postgresql://") == 3
+    assert '${WHIST_ARCHIVE:+--archive \\"$WHIST_ARCHIVE\\"}' in (ROOT / "Dockerfile").read_text()
+
+
+def test_every_replica_archives_where_the_cluster_says(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    assert archive_args("postgresql://db/whist") == ["--archive", "postgresql://db/whist"]
+    monkeypatch.setenv("WHIST_DATA_DIR", str(tmp_path))
+    assert archive_args(None) == ["--archive", f"sqlite:///{tmp_path / 'archive.sqlite3'}"], \
+        "one file, named once for every replica"
 
 
 def _start_cli(*args: str) -> tuple[subprocess.Popen[str], str, dict[str, object]]:

@@ -23,6 +23,7 @@ from server.coord import redis_coordination
 from server.server import WhistServer
 from server.settings import Limits
 from server.store.keys import Keys
+from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -199,8 +200,12 @@ async def test_a_finished_session_is_archived_once_credited_and_its_keys_expire_
     # Anything more that happens in the finished room submits nothing again.
     await ann.say(phrase="well_played")
     await ann.records()
-    await writer.drain()
+    await asyncio.wait_for(writer.drain(), DEADLINE)
     assert (writer.stats().written, writer.stats().already) == (1, 0)
+    page = server.scrape().decode()
+    assert 'whist_archive_writes_total{result="written"} 1.0' in page
+    assert 'whist_archive_writes_total{result="already"} 0.0' in page
+    assert "whist_archive_write_seconds_count 1.0" in page and "whist_archive_pending 0.0" in page
 
     async def gone() -> bool:
         return await servers.room_keys(room_id) == []
@@ -226,7 +231,7 @@ async def test_a_finished_session_is_archived_once_credited_and_its_keys_expire_
 
 async def test_a_session_left_by_a_dead_process_is_archived_by_the_next_one_to_load_it(
         servers: Servers, clients: Callable[..., Awaitable[WhistClient]], tmp_path: Path) -> None:
-    first, url = await servers.start(NOBODY)  # its archive never answers
+    first, url = await servers.start(NOBODY, coordinated=True)  # its archive never answers
     ann = await clients(url, "Ann", player_key=KEY_ANN)
     room_id = await play_session(ann)
     assert first.archive is not None
@@ -238,7 +243,8 @@ async def test_a_session_left_by_a_dead_process_is_archived_by_the_next_one_to_l
     assert await servers.redis.archived(room_id) is None and servers.keys.room(room_id) in \
         await servers.room_keys(room_id)
 
-    second, _ = await servers.start(f"sqlite:///{tmp_path / 'archive.sqlite3'}")  # loads the stored rooms
+    # The next process loads the stored rooms (and takes the room's lease to submit it).
+    second, _ = await servers.start(f"sqlite:///{tmp_path / 'archive.sqlite3'}", coordinated=True)
     writer = second.archive
     assert writer is not None
     await until(lambda: asyncio.sleep(0, writer.stats().written == 1), what="archived by the next process")
@@ -247,6 +253,11 @@ async def test_a_session_left_by_a_dead_process_is_archived_by_the_next_one_to_l
     (session,) = await archive.room_sessions(room_id)
     assert session.seats[0].player == player_hash(KEY_ANN), "the credits are in the store, for anyone"
     assert await servers.redis.archived(room_id) == 0
+
+    async def lease_given_up() -> bool:
+        return not await servers.redis.redis.exists(servers.keys.room_owner(room_id))
+
+    await until(lease_given_up, what="the lease taken to submit it, given up once archived")
 
 
 async def test_while_the_archive_is_down_play_goes_on_and_health_says_degraded_then_it_is_written_once(
@@ -265,6 +276,10 @@ async def test_while_the_archive_is_down_play_goes_on_and_health_says_degraded_t
     assert block["healthy"] is False and block["pending"] == 1 and block["written"] == 0
     assert block["failures"] >= 2 and block["last_error"] and block["kind"] == "test"
     assert await servers.redis.archived(room_id) is None, "kept live until it is archived"
+    page = server.scrape().decode()
+    assert "whist_archive_pending 1.0" in page
+    assert 'whist_archive_writes_total{result="failed"} 0.0' not in page
+    assert 'whist_archive_writes_total{result="written"} 0.0' in page
 
     bob = await clients(url, "Bob")  # play goes on
     other = await play_session(bob)
@@ -304,7 +319,7 @@ async def test_two_servers_on_one_redis_archive_a_session_once(
     await until(archived, what="archived")
     for writer in writers:
         assert writer is not None
-        await writer.drain()
+        await asyncio.wait_for(writer.drain(), DEADLINE)
     assert sum(w.stats().written for w in writers if w) == 1
     assert sum(w.stats().already for w in writers if w) == 0
     archive = await writers[0].archive()
@@ -381,3 +396,31 @@ async def test_a_bots_only_session_is_archived_and_moves_no_rating(
     assert session.complete and session.played_deals >= MIN_RATED_DEALS, "long enough to be rated"
     assert await archive.rating("solo-whist", "bot", "random") is None, "bots-only: no rating moves"
     assert await archive.leaderboard("solo-whist") == []
+
+
+async def test_the_memory_store_lets_an_archived_room_go_after_the_retention_too(
+        clients: Callable[..., Awaitable[WhistClient]], tmp_path: Path) -> None:
+    archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
+    writer = ArchiveWriter(lambda: open_archive(archive_url), first_delay=0.05, kind="sqlite")
+    store = MemoryStore()
+    server = WhistServer(store, bot_delay=0.0, limits=Limits(200.0, 400.0), archive=writer, retention=0.3)
+    host, port = await server.start("127.0.0.1", 0)
+    try:
+        url = f"ws://{host}:{port}/ws"
+        ann = await clients(url, "Ann", player_key=KEY_ANN)
+        room_id = await play_session(ann)
+        live_records = await ann.records()
+        await until(lambda: asyncio.sleep(0, writer.stats().written == 1), what="archived")
+        assert await store.archived(room_id) == 0 and room_id not in await store.room_ids()
+        await ann.close()
+
+        async def gone() -> bool:
+            return await store.load(room_id) is None
+
+        await until(gone, what="the room let go")
+        assert await store.seat_credits(room_id) == {} and await store.read_log(room_id) == []
+        reader = await clients(url, "Reader")
+        await until(lambda: asyncio.sleep(0, room_id not in server.tables.rooms), what="out of memory")
+        assert await reader.records(room_id) == live_records, "from the archive"
+    finally:
+        await server.stop()
