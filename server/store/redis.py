@@ -275,8 +275,7 @@ class RedisStore(Store):
         if not self.wait_replicas:
             return True
         try:
-            probe = f"{self.keys.prefix}replication-probe"
-            replies = await self._saves.run([("SET", probe, "1", "PX", 60_000),
+            replies = await self._saves.run([("SET", self.keys.replication_probe, "1", "PX", 60_000),
                                              ("WAIT", self.wait_replicas, self.wait_ms)])
         except Exception:
             return False

@@ -38,7 +38,7 @@ from server.table.state import deal_records
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = 3
-DEALS = 4
+DEALS = 6  # long enough that no table ends its session between its first trick and the kill
 JSON = dict[str, Any]
 
 
@@ -176,8 +176,10 @@ async def test_the_primary_killed_mid_deal_every_table_plays_on_and_no_acknowled
         old_port = await launched.primary_port()
         [old] = [entry for entry in launched.of_role("redis") if entry["port"] == old_port]
         assert old["started_as"] == "primary"
-        versions = {players[0].room_id: int(players[0].room["version"]) for players in tables}  # type: ignore[index]
         os.kill(int(old["pid"]), signal.SIGKILL)
+        # What each table's first player had seen when the primary died: every table was mid-session.
+        versions = {players[0].room_id: int(players[0].room["version"]) for players in tables}  # type: ignore[index]
+        assert not any(players[0].room["session_over"] for players in tables)  # type: ignore[index]
 
         deadline = time.monotonic() + 120
         while (new_port := await launched.primary_port()) in (None, old_port):
@@ -191,6 +193,10 @@ async def test_the_primary_killed_mid_deal_every_table_plays_on_and_no_acknowled
             assert int(players[0].room["version"]) > versions[room_id], "the table did not move on"
             assert all(player.reconnects == 0 for player in players), "a connection was dropped"
             check_moves(players, await stored_records(launched.store, room_id))
+        # Moves tried while no primary answered were refused as such (and tried again), not lost.
+        refused = collections.Counter(code for players in tables for player in players
+                                      for code in player.refused)
+        assert refused["store_unavailable"] > 0, refused
 
         # The old primary, started again with its own command line, rejoins as a replica of the new one.
         restarted = spawn(list(old["argv"]), Path(old["log"]))
