@@ -42,6 +42,11 @@ class Keys:
         return f"{self.prefix}rooms"
 
     @property
+    def replication_probe(self) -> str:
+        """String (expires): written to ask the replicas (`WAIT`) whether they hold everything so far."""
+        return f"{self.prefix}replication-probe"
+
+    @property
     def daily_secret(self) -> str:
         """String: the daily challenge's server secret (created once, SET NX)."""
         return f"{self.prefix}daily:secret"

@@ -195,8 +195,9 @@ class RedisStore(Store):
                 again, replicas_again = await self._run_scripts(missing)
                 retried = dict(zip(map(id, missing), again, strict=True))
                 results = [retried.get(id(save), result) for save, result in zip(batch, results, strict=True)]
-                # The second WAIT covers every write of the connection, the first batch's too.
-                replicas = replicas_again
+                # Each WAIT covers the writes of its own connection (maybe not the same one): the saves
+                # of the batch are confirmed as far as the lesser of the two.
+                replicas = [min(*replicas, *replicas_again)] if replicas else []
         except Exception as failure:
             for save in batch:
                 if not save.future.done():
@@ -359,8 +360,7 @@ class RedisStore(Store):
         if not self.wait_replicas:
             return True
         try:
-            probe = f"{self.keys.prefix}replication-probe"
-            replies = await self._saves.run([("SET", probe, "1", "PX", 60_000),
+            replies = await self._saves.run([("SET", self.keys.replication_probe, "1", "PX", 60_000),
                                              ("WAIT", self.wait_replicas, self.wait_ms)])
         except Exception:
             return False

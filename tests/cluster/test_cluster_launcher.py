@@ -199,11 +199,17 @@ def _children(described: dict[str, object]) -> list[int]:
     return [int(pid) for pid in pids.values()]
 
 
-def test_the_command_line_prints_the_url_and_sigterm_stops_everything() -> None:
-    process, url, described = _start_cli("--replicas", "2")
+def test_the_command_line_prints_the_url_and_sigterm_stops_everything(tmp_path: Path) -> None:
+    process, url, described = _start_cli("--replicas", "2", "--describe", str(tmp_path / "cluster.json"))
     try:
         children = _children(described)
         assert len(children) == 4  # redis, two replicas, haproxy
+        # --describe: the same description, every process with its role (one Redis: the primary).
+        written = json.loads((tmp_path / "cluster.json").read_text())
+        assert written == described and written["url"] == url and written["sentinel_service"] is None
+        roles = sorted((entry["role"], entry.get("started_as", "")) for entry in written["processes"])
+        assert roles == [("balancer", ""), ("redis", "primary"), ("server", ""), ("server", "")]
+        assert sorted(entry["pid"] for entry in written["processes"]) == sorted(children)
         assert all(pid_alive(pid) for pid in children)
         status, report = http_json(url + "health")
         assert status == 200 and report["replica"] in ("r1", "r2")

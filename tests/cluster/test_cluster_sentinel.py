@@ -5,6 +5,9 @@ Redis primary is SIGKILLed mid-deal: every table plays on by itself once a repli
 connection is dropped, every move answered `ok` is in the room's deal records (read from the new
 primary) exactly once and in order, and the old primary, started again, rejoins as a replica.
 
+With the replicas frozen, a move no replica confirms is refused (`store_unavailable`), shown as the
+store holds it, and play goes on once they run again.
+
 Two Redis replicas: the primaries refuse writes without one replica in step (`min-replicas-to-write
 1`), so with a single replica the promoted one would refuse every move until the old primary came back.
 
@@ -29,8 +32,9 @@ import pytest
 import redis.asyncio
 
 from bench.cluster_players import Player
-from server.client import WhistClient
-from server.cluster.processes import spawn, stop, wait_until
+from server.bots import get_bot
+from server.client import ServerError, WhistClient
+from server.cluster.processes import pid_alive, spawn, stop, wait_until
 from server.rules import ruleset_names
 from server.store.redis import RedisStore
 from server.table import from_stored
@@ -38,8 +42,9 @@ from server.table.state import deal_records
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = 3
-DEALS = 4
+DEALS = 6  # long enough that no table ends its session between its first trick and the kill
 JSON = dict[str, Any]
+RANDOM = get_bot("random")
 
 
 class Launched:
@@ -176,8 +181,10 @@ async def test_the_primary_killed_mid_deal_every_table_plays_on_and_no_acknowled
         old_port = await launched.primary_port()
         [old] = [entry for entry in launched.of_role("redis") if entry["port"] == old_port]
         assert old["started_as"] == "primary"
-        versions = {players[0].room_id: int(players[0].room["version"]) for players in tables}  # type: ignore[index]
         os.kill(int(old["pid"]), signal.SIGKILL)
+        # What each table's first player had seen when the primary died: every table was mid-session.
+        versions = {players[0].room_id: int(players[0].room["version"]) for players in tables}  # type: ignore[index]
+        assert not any(players[0].room["session_over"] for players in tables)  # type: ignore[index]
 
         deadline = time.monotonic() + 120
         while (new_port := await launched.primary_port()) in (None, old_port):
@@ -191,6 +198,10 @@ async def test_the_primary_killed_mid_deal_every_table_plays_on_and_no_acknowled
             assert int(players[0].room["version"]) > versions[room_id], "the table did not move on"
             assert all(player.reconnects == 0 for player in players), "a connection was dropped"
             check_moves(players, await stored_records(launched.store, room_id))
+        # Moves tried while no primary answered were refused as such (and tried again), not lost.
+        refused = collections.Counter(code for players in tables for player in players
+                                      for code in player.refused)
+        assert refused["store_unavailable"] > 0, refused
 
         # The old primary, started again with its own command line, rejoins as a replica of the new one.
         restarted = spawn(list(old["argv"]), Path(old["log"]))
@@ -216,3 +227,46 @@ async def test_the_primary_killed_mid_deal_every_table_plays_on_and_no_acknowled
             for player in players:
                 await player.close()
         stop(restarted)
+
+
+async def test_a_move_no_replica_confirms_is_refused_shown_as_stored_and_play_resumes_with_the_replicas(
+    launched: Launched,
+) -> None:
+    # The Redis replicas are frozen (SIGSTOP): the primary still takes the save, but WAIT finds no
+    # replica within 500 ms, so the move is refused with store_unavailable; the room is read again and
+    # the player is shown what the store holds (the move). Once the replicas run again, play goes on.
+    primary = await launched.primary_port()
+    replicas = [entry for entry in launched.of_role("redis")
+                if entry["port"] != primary and pid_alive(int(entry["pid"]))]
+    assert replicas, "no Redis replica runs"
+    client = await WhistClient.connect(launched.ws_url, name="Solo")
+    frozen = False
+    try:
+        await client.create_room("solo-whist", seat=0, session={"deals": 1}, bot="random", listed=False)
+        await client.start()
+        await client.wait_for(lambda c: c.my_turn(), 120)
+        assert client.view is not None
+        action = client.view["legal"][0]
+        for entry in replicas:
+            os.kill(int(entry["pid"]), signal.SIGSTOP)
+        frozen = True
+        with pytest.raises(ServerError) as caught:
+            await client.act(action)  # well within the 5 s before the primary refuses writes itself
+        assert caught.value.code == "store_unavailable"
+        assert "replicas did not confirm" in caught.value.message, caught.value.message
+        assert not client.closed.is_set()
+        await client.wait_for(lambda c: c.view is not None and [0, action] in c.view["calls"], 120)
+        for entry in replicas:
+            os.kill(int(entry["pid"]), signal.SIGCONT)
+        frozen = False
+        final = await client.play_until_session_over(RANDOM, timeout=600)
+        assert final["session_over"]
+        assert client.room_id is not None
+        first = (await stored_records(launched.store, client.room_id))[0]  # a deal thrown in may follow
+        seat0 = [move for seat, move in first["actions"] if int(seat) == 0]
+        assert seat0[:1] == [action], "the refused move, which the primary kept, is seat 0's first"
+    finally:
+        if frozen:
+            for entry in replicas:
+                os.kill(int(entry["pid"]), signal.SIGCONT)
+        await client.close()
