@@ -73,7 +73,11 @@ def test_health_and_headers_name_no_secret(server: ServerProcess) -> None:
     assert status == 200
     body = json.loads(response.split(b"\r\n\r\n", 1)[1])
     # The process's pid and replica id name where a connection landed; nothing else.
-    assert set(body) == {"status", "rooms", "connections", "store", "requests", "pid", "replica"}
+    assert set(body) == {"status", "rooms", "connections", "store", "requests", "pid", "replica", "archive"}
+    # The archive's block says how its writes go, never where it is (a URL may carry a password).
+    assert set(body["archive"]) == {"kind", "healthy", "pending", "written", "already", "failures",
+                                    "last_error"}
+    assert body["archive"]["kind"] == "sqlite" and b"sqlite:" not in response
     assert b"secret" not in response.lower() and b"token" not in response.lower()
 
 

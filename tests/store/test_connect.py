@@ -5,6 +5,7 @@ connections too."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import time
 from collections.abc import Iterator
@@ -208,3 +209,23 @@ async def test_a_connection_elsewhere_than_the_named_primary_is_told_apart(topol
         await plain.connection_pool.release(connection)
     finally:
         await plain.aclose()
+
+
+def test_no_module_of_the_server_builds_a_redis_client_but_this_one() -> None:
+    # Every Redis client of a server process must follow the primary on Sentinel: one made elsewhere (a
+    # pool from a URL, a client on a host and port) would keep talking to a dead or demoted primary.
+    # (The cluster launcher asks its own Redis processes and sentinels directly: it is no server.)
+    server = Path(__file__).resolve().parents[2] / "server"
+    makers = {"Redis", "StrictRedis", "Sentinel", "ConnectionPool", "BlockingConnectionPool",
+              "SentinelConnectionPool", "from_url", "from_pool", "master_for"}
+    found = []
+    for path in sorted(server.rglob("*.py")):
+        if path.name == "connect.py" or path.relative_to(server).parts[0] == "cluster":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call):
+                name = node.func.id if isinstance(node.func, ast.Name) else \
+                    node.func.attr if isinstance(node.func, ast.Attribute) else ""
+                if name in makers:
+                    found.append(f"{path.relative_to(server)}:{node.lineno}: {name}(...)")
+    assert found == []
