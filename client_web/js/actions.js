@@ -44,9 +44,17 @@ function tokenFor(roomId) { return storageGet(TOKEN_PREFIX + roomId); }
 function keepToken(roomId, token) { if (token) storageSet(TOKEN_PREFIX + roomId, token); }
 function forgetToken(roomId) { storageSet(TOKEN_PREFIX + roomId, null); }
 
+/**
+ * What every `hello` says: our name (if chosen) and this browser's player key, to which the server
+ * credits every seat this connection takes ("My games" and the ratings; the server keeps only its hash).
+ */
+function helloFields(name = state().name) {
+  return { ...(name ? { name } : {}), player_key: playerKey() };
+}
+
 /** Say our name before taking a seat (a refusal is shown; the seat is asked for all the same). */
 async function sayName() {
-  if (state().name) await send("hello", { name: state().name });
+  if (state().name) await send("hello", helloFields());
 }
 
 function showInAddress(roomId) {
@@ -58,7 +66,7 @@ function showInAddress(roomId) {
 
 /** After every (re)connection: hello (the rulesets, bots, replica), then back to the room or the lobby. */
 async function greet() {
-  const hello = await send("hello", state().name ? { name: state().name } : {});
+  const hello = await send("hello", helloFields());
   if (hello) {
     update.serverDescribed(hello);
     serverKnown();
@@ -76,7 +84,7 @@ export const actions = {
     if (!clean) return;
     storageSet(NAME_KEY, clean);
     update.nameSaved(clean);
-    await send("hello", { name: clean });
+    await send("hello", helloFields(clean));
   },
 
   async refreshRooms() {
@@ -185,13 +193,14 @@ export const actions = {
         await conn.request("resume", { room_id: roomId, token });
         return;
       } catch (error) {
-        if (error.code === "bad_token") forgetToken(roomId);
-        else if (error.code === "no_such_room") return actions.roomMissing();
+        // No such live room: it may be over and archived, which watching tells.
+        if (error.code === "bad_token" || error.code === "no_such_room") forgetToken(roomId);
         else { showError(error); return; }
       }
     }
     try {
-      await conn.request("watch", { room_id: roomId });
+      const answer = await conn.request("watch", { room_id: roomId });
+      if (answer?.archived) actions.showArchived(answer);
     } catch (error) {
       if (error.code === "no_such_room") actions.roomMissing();
       else showError(error);
@@ -211,8 +220,20 @@ export const actions = {
 
   async watch(roomId) {
     actions.enterRoom(roomId);
-    await send("watch", { room_id: roomId });
+    const answer = await send("watch", { room_id: roomId });
+    if (answer?.archived) return actions.showArchived(answer);
     actions.settleConnection();
+  },
+
+  /**
+   * A room whose game is over and archived (a link to it, kept or shared): the lobby, with the room's
+   * deals in the replay viewer's list, one click each.
+   */
+  showArchived({ room_id: roomId, records }) {
+    forgetToken(roomId);
+    actions.toLobby();
+    update.replayOpened({ steps: null, list: records, names: null, bottom: 0, draft: "",
+      error: records.length ? "" : t("replay.none") });
   },
 
   async leave() {

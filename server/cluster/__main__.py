@@ -57,6 +57,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"passed on to every replica (default {DEFAULTS.bot_delay:g})")
     parser.add_argument("--rate-limit", type=float, default=None,
                         help=f"passed on to every replica (default {DEFAULTS.limits.rate:g})")
+    parser.add_argument("--retention", type=float, default=None, metavar="SECONDS",
+                        help=f"passed on to every replica (default {DEFAULTS.retention:g})")
+    parser.add_argument("--abandon-after", type=float, default=None, metavar="SECONDS",
+                        help=f"passed on to every replica (default {DEFAULTS.abandon_after:g})")
     parser.add_argument("--log-level", default="warning", help="the replicas' log level (default warning)")
     parser.add_argument("--write-compose-config", type=Path, default=None, metavar="PATH",
                         help="write the HAProxy configuration of docker-compose.yml to PATH and exit")
@@ -81,6 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         server_args += ["--bot-delay", str(args.bot_delay)]
     if args.rate_limit is not None:
         server_args += ["--rate-limit", str(args.rate_limit)]
+    if args.retention is not None:
+        server_args += ["--retention", str(args.retention)]
+    if args.abandon_after is not None:
+        server_args += ["--abandon-after", str(args.abandon_after)]
     stopping = False
 
     def interrupt(signum: int, frame: object) -> None:

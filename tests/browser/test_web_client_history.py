@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from archive_sessions import bots, finished
 from axe_playwright_python.sync_playwright import Axe
-from browser_helpers import Player, new_context, running_server, screenshot
+from browser_helpers import Player, new_context, running_server, screenshot, wait_until
 from playwright.sync_api import Browser, Page
 
 from server.archive import SeatEntry, open_archive, player_hash
@@ -173,3 +175,60 @@ def test_my_games_loads_under_the_pages_own_policy(
     assert page.locator(".game-item").count() == 2
     assert refused == [] and player.errors == []
     context.close()
+
+
+def test_a_session_played_in_the_page_is_in_my_games_and_its_link_replays_it_once_let_go(
+        browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The path a player takes: the page says its player key in `hello`, plays a one-deal session with
+    bots, and finds it in My games once the server has archived it; after the retention the room has
+    left the live store, and the room's link opens its deals in the replay viewer (from the archive)."""
+    folder = tmp_path_factory.mktemp("played")
+    url = f"sqlite:///{folder / 'archive.sqlite3'}"
+    key = "played-key-0123456789abcdefghij"
+    with running_server(folder / "server.log", extra=("--archive", url, "--retention", "1")) as server:
+        context = new_context(browser, "phone")
+        context.add_init_script(f"localStorage.setItem('whist.player_key', '{key}')")
+        page = context.new_page()
+        player = Player(page)
+        page.goto(server)
+        page.wait_for_function("() => window.whistApp && window.whistApp.roomsLoaded")
+        room_id = player.create_room("Lou", bots=True, deals=1, ruleset="solo-whist")
+        for _ in range(8):  # thrown-in deals are dealt again
+            view = player.wait_for_summary()
+            if player.state()["room"]["session_over"]:
+                break
+            assert view["result"]["status"] == "thrown_in"
+            player.next_deal()
+        assert player.state()["room"]["session_over"]
+        page.click("button[data-key=hide-summary]")
+        page.wait_for_selector("#summary", state="detached")
+        page.goto(server)  # back to the lobby, as a player coming back later would
+        page.wait_for_function("() => window.whistApp && window.whistApp.roomsLoaded")
+
+        def listed() -> bool:
+            page.click("#games-open")
+            page.wait_for_function("() => (window.whistApp.games || {}).status === 'loaded'")
+            found = page.locator(f".game-item[data-session='{room_id}']").count()
+            page.keyboard.press("Escape")
+            page.wait_for_selector("#alltime")
+            return found == 1
+        wait_until(listed, timeout=30, message="the played session in My games")
+        assert key not in page.content() and player_hash(key) not in page.content()
+
+        # After the retention the room is gone from the live store: its link shows its deals, from
+        # the archive, in the replay viewer's list.
+        def let_go() -> bool:
+            page.goto(f"{server}?room={room_id}")
+            page.wait_for_function("() => window.whistApp?.replay || window.whistApp?.room")
+            return bool(page.evaluate("() => window.whistApp.replay !== null && !window.whistApp.roomId"))
+        wait_until(let_go, timeout=60, message="the room's link answered from the archive")
+        records = page.evaluate("() => window.whistApp.replay.list")
+        with urllib.request.urlopen(f"{server}api/rooms/{room_id}/records") as answer:
+            archived_records = json.load(answer)["records"]
+        assert records and records == archived_records
+        assert page.locator(".replay-list li").count() == len(records)
+        page.locator(".replay-list li button").first.click()
+        page.wait_for_selector(".replay-screen #replay-step")
+        assert page.evaluate("() => window.whistApp.replay.record") == records[0]
+        assert player.errors == []
+        context.close()
