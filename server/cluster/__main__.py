@@ -37,8 +37,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--redis", choices=REDIS_TOPOLOGIES, default="single",
                         help="the private Redis: one redis-server (single), or a primary, its replicas and "
                              "three sentinels (sentinel); default single")
-    parser.add_argument("--redis-replicas", type=int, default=1,
-                        help="Redis replicas of the sentinel topology (default 1)")
+    parser.add_argument("--redis-replicas", type=int, default=2,
+                        help="Redis replicas of the sentinel topology (default 2: with one, the promoted "
+                             "replica has none left and refuses writes, min-replicas-to-write 1, until "
+                             "another joins)")
     parser.add_argument("--sentinel-down-after-ms", type=int, default=1500,
                         help="how long the sentinels wait for a silent primary before a failover "
                              "(default 1500)")

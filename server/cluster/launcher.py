@@ -53,7 +53,7 @@ class Cluster:
 
     def __init__(self, replicas: int = 2, port: int = 0, store: str | None = None, host: str = "127.0.0.1",
                  balance: str = "leastconn", server_args: list[str] | None = None,
-                 directory: Path | None = None, redis: str = "single", redis_replicas: int = 1,
+                 directory: Path | None = None, redis: str = "single", redis_replicas: int = 2,
                  down_after_ms: int = 1500) -> None:
         if replicas < 1:
             raise ValueError("a cluster needs at least one replica")

@@ -57,7 +57,8 @@ class Archiving(RoomListener):
 
     def __init__(self, writer: ArchiveWriter, store: Store, owner: Owner,
                  claim: Callable[[str], Awaitable[bool]], release: Callable[[str], Awaitable[bool]],
-                 held: Callable[[str], LiveRoom | None], policy: ArchivePolicy,
+                 held: Callable[[str], LiveRoom | None], forget: Callable[[LiveRoom], None],
+                 policy: ArchivePolicy,
                  wall_clock: Callable[[], float] = time.time) -> None:
         self.writer = writer
         self.store = store
@@ -65,6 +66,9 @@ class Archiving(RoomListener):
         self.claim = claim  # take a finished room's lease (nobody else submits it meanwhile)
         self.release = release  # give it up once archived, if the room is not held here any more
         self.held = held  # the room registry's lookup of rooms held here
+        # The registry drops a finished room nobody uses from memory (its lease goes with it): once
+        # archived, a room played out by bots alone, or adopted with nobody in it, is not kept for ever.
+        self.forget = forget
         self.policy = policy
         self.wall_clock = wall_clock
         self._submitted: set[tuple[str, int]] = set()  # (room, session number) handed to the writer
@@ -173,6 +177,8 @@ class Archiving(RoomListener):
         room = self.held(room_id)
         if room is not None and room.table.session_number != number:
             await self.store.persist(room_id)
+        elif room is not None:
+            self.forget(room)
         self._submitted.discard((room_id, number))
         if room is None:  # e.g. loaded, claimed to be submitted again, and dropped from memory since
             await self.release(room_id)

@@ -100,7 +100,7 @@ class Tables:
         # Finished sessions to the archive, by the room's owner; the archive answers for rooms gone.
         self.archiving = None if archive is None else Archiving(
             archive, store, owner, self.shared.ownership.acquire, self.shared.ownership.release,
-            self.registry.held, policy or ArchivePolicy())
+            self.registry.held, self.registry.forget_if_idle, policy or ArchivePolicy())
         self.archived = None if archive is None else ArchivedRecords(archive.archive)
         archiving = () if self.archiving is None else (self.archiving,)
         for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.clocks, self.lobby,

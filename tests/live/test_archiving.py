@@ -346,6 +346,9 @@ async def test_a_room_nobody_is_left_in_is_ended_and_archived_after_the_abandonm
     assert stored is not None and stored.state["ended"] is True
     log = await servers.redis.read_log(room_id)
     assert log[-1] == {"t": "ended", "balances": log[-1]["balances"], "reason": "abandoned"}
+    # Nobody is in it: once archived it leaves the process's memory too (its lease with it).
+    await until(lambda: asyncio.sleep(0, server.tables.registry.held(room_id) is None),
+                what="the archived room dropped from memory")
 
 
 async def test_a_room_played_again_archives_each_session_under_its_own_id(
