@@ -14,15 +14,23 @@ the Redis primary the sentinels name (`SENTINEL get-master-addr-by-name`) is SIG
 sentinels named another one it is started again with its own command line (it rejoins as a replica);
 half-way between two later kills one server replica is cut off for `--cut-seconds` (10) seconds.
 
-The cut is SIGSTOP ... SIGCONT, not a network cut: this host has no iptables or nft, and every process
-runs as root on loopback, so no firewall rule could single out one process's Redis traffic. A stopped
-process is cut off from Redis (and from its clients and the balancer's checks: harsher than a cut of
-its Redis traffic alone), and its clock keeps running: once it runs again it must count its leases as
-lost (the lease is held only until 3 s after the last renewal Redis confirmed), must not overwrite what
-the new owners wrote meanwhile (the compare-and-set on the version), and must answer `/health` and
-take its place behind the balancer again. What a stopped process cannot show: what a process that
-still runs does while Redis does not answer it (it answers `store_unavailable`;
-`tests/cluster/test_cluster_launcher.py` and `tests/live/test_shared_recovery.py` cover that).
+The cut (`--cut net`, where `ip netns` works): this host has no iptables or nft, and every process
+runs as root on loopback, so no firewall rule could single out one process's Redis traffic. Instead the
+replica to be cut is started again, before the tables open, in a network namespace of its own whose
+loopback has only relays of the Redis and sentinel ports (`bench/net_cut.py`; the balancer reaches it on
+its Unix socket). The cut stops the relays both ways without closing anything, as a dropped link does,
+and the heal lets through late what waited (a command sent before the cut reaches Redis after it). The
+cut-off process keeps running: it must count its leases as lost (a lease is held only until 3 s after
+the last renewal Redis confirmed), others take the rooms they want (and adopt its bots-only rooms), it
+must not overwrite what the new owners wrote (the compare-and-set on the version), and once healed it
+must answer `/health` `ok` and take its place behind the balancer again. `--cut stop` (the fallback
+where no namespace can be made) SIGSTOPs the replica instead: harsher (its clients and the balancer's
+checks are cut off too) and it shows nothing of what a running process does while Redis is away.
+
+Half the human tables name their room (`/ws?room=<id>`: the balancer keeps their players on the replica
+the room hashes to), half do not (their players spread over the replicas); half the bots-only tables
+are created through a balancer URL that reaches the replica to be cut (`steering_url`), so it owns them
+when the cut comes.
 
 The clients (`ChaosPlayer`, on `bench.cluster_players.Player`): each human player has a client address
 of its own (127.1.x.y: the servers limit connections and rooms per address), thinks `--think` seconds
@@ -61,6 +69,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,11 +79,13 @@ import redis.asyncio
 from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
+from bench import net_cut
 from bench.cluster_players import RETRYABLE, Player
 from bench.helpers import ROOT, host_uptime, percentile, python_module, write_section
 from bench.leak_check import DealKey, hidden_card_leaks
-from server.client import ServerError, WhistClient
-from server.cluster.processes import http_json, spawn
+from bench.net_cut import NetCut
+from server.client import ServerError, WhistClient, room_url
+from server.cluster.processes import spawn
 from server.rules import ruleset_names
 from server.store.connect import parse_redis_url, redis_client
 from server.store.keys import Keys
@@ -83,6 +94,9 @@ from server.table import from_stored
 from server.table.state import deal_records
 
 JSON = dict[str, Any]
+# A session no run plays out (the rulesets' own targets would end some within minutes); no turn clock,
+# and a disconnected player's seat waits 10 minutes for them before a bot plays it.
+SESSION = {"deals": 1000, "target": 100000}
 Move = tuple[int, int, str]  # (deal number, seat, action)
 MAX_PAUSE = 15.0  # seconds a table may wait between two state changes
 FAULT_WINDOW = 15.0  # the latency "around a fault": this many seconds either side of its start
@@ -211,6 +225,7 @@ class Table:
     ruleset: str
     players: list[ChaosPlayer]  # four seats, or one spectator (a bots-only table)
     bots_only: bool
+    affinity: bool = False
 
 
 def address(table: int, slot: int) -> str:
@@ -219,29 +234,33 @@ def address(table: int, slot: int) -> str:
 
 
 async def open_table(ws_url: str, number: int, ruleset: str, bots_only: bool, seed: int,
-                     think: tuple[float, float]) -> Table:
-    """A started room through the balancer: four humans, or bots only with a spectator."""
-    host = await ChaosClient.open(ws_url, f"Host{number}", address(number, 5))
+                     think: tuple[float, float], affinity: bool = False,
+                     host_url: str | None = None) -> Table:
+    """A started room through the balancer: four humans, or bots only with a spectator. `affinity`: the
+    players' connections name the room (`/ws?room=<id>`: the balancer keeps them on the replica the room
+    hashes to); `host_url`: where the host creates it (the room's first owner is the replica it reaches)."""
+    host = await ChaosClient.open(host_url or ws_url, f"Host{number}", address(number, 5))
     try:
-        room = await host.create_room(ruleset, seat=None, session={"deals": 1000}, bot="random",
-                                      grace_seconds=600, listed=False, turn_seconds=0)
+        room = await host.create_room(ruleset, seat=None, session=SESSION, bot="random", grace_seconds=600,
+                                      listed=False, turn_seconds=0)
         room_id = str(room["room_id"])
+        url = room_url(ws_url, room_id) if affinity else ws_url
         players = []
         if bots_only:
             await host.start()
-            spectator = ChaosPlayer(f"W{number}", ws_url, address(number, 4), seed, think)
+            spectator = ChaosPlayer(f"W{number}", url, address(number, 4), seed, think)
             await spectator.watch(room_id)
             players.append(spectator)
         else:
             for seat in range(4):
-                player = ChaosPlayer(f"T{number}S{seat}", ws_url, address(number, seat), seed * 10 + seat,
+                player = ChaosPlayer(f"T{number}S{seat}", url, address(number, seat), seed * 10 + seat,
                                      think)
                 await player.take_seat(room_id, seat)
                 players.append(player)
             await host.start()
     finally:
         await _close_quietly(host)
-    return Table(number, room_id, ruleset, players, bots_only)
+    return Table(number, room_id, ruleset, players, bots_only, affinity)
 
 
 # ------------------------------------------------------------------------------------------ the cluster
@@ -257,6 +276,8 @@ class Launched:
         self.servers = {str(entry["replica"]): dict(entry) for entry in self.of_role("server")}
         self.redis_nodes = {int(entry["port"]): dict(entry) for entry in self.of_role("redis")}
         self.started: list[subprocess.Popen[bytes]] = []  # ours: stopped at the end
+        self.net: NetCut | None = None  # the network namespace of `net_replica`, with its relays
+        self.net_replica: str | None = None
 
     @property
     def ws_url(self) -> str:
@@ -303,10 +324,33 @@ class Launched:
         """Start a server replica again with its command line (from the main thread: the child gets
         SIGKILL when the thread that started it ends)."""
         entry = self.servers[replica]
-        process = spawn(list(entry["argv"]), Path(entry["log"]), cwd=Path(entry["cwd"]))
+        if self.net is not None and replica == self.net_replica:
+            with Path(entry["log"]).open("ab") as log:
+                process = subprocess.Popen(list(entry["argv"]), stdin=subprocess.DEVNULL, stdout=log,
+                                           stderr=subprocess.STDOUT, cwd=entry["cwd"],
+                                           preexec_fn=self.net.preexec())
+        else:
+            process = spawn(list(entry["argv"]), Path(entry["log"]), cwd=Path(entry["cwd"]))
         entry["pid"], entry["popen"] = process.pid, process
         self.started.append(process)
         return process
+
+    def health(self, replica: str) -> tuple[int, JSON]:
+        """A server replica's /health, asked on its Unix socket (the balancer's way in: it reaches a
+        replica in a network namespace too)."""
+        argv = list(self.servers[replica]["argv"])
+        with socket.socket(socket.AF_UNIX) as connection:
+            connection.settimeout(3)
+            connection.connect(argv[argv.index("--unix") + 1])
+            connection.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            data = b""
+            while chunk := connection.recv(65536):
+                data += chunk
+                head, _, body = data.partition(b"\r\n\r\n")
+                if body.endswith(b"}"):
+                    break
+        head, _, body = data.partition(b"\r\n\r\n")
+        return int(head.split()[1]), json.loads(body) if body.startswith(b"{") else {}
 
     def start_redis(self, port: int) -> subprocess.Popen[bytes]:
         """Start a Redis node again with its command line (its configuration: the sentinels rewrote it)."""
@@ -335,7 +379,8 @@ class Launched:
             self.process.wait(10)
 
 
-def launch(directory: Path, replicas: int = 3, redis_replicas: int = 2, timeout: float = 300) -> Launched:
+def launch(directory: Path, replicas: int = 3, redis_replicas: int = 2, timeout: float = 300,
+           log_level: str = "warning") -> Launched:
     """Start the launcher (logs kept in `directory`) and wait for its description."""
     directory.mkdir(parents=True, exist_ok=True)
     describe = directory / "describe.json"
@@ -344,7 +389,7 @@ def launch(directory: Path, replicas: int = 3, redis_replicas: int = 2, timeout:
         process = subprocess.Popen(
             python_module("server.cluster", "--redis", "sentinel", "--redis-replicas", str(redis_replicas),
                           "--replicas", str(replicas), "--port", "0", "--describe", str(describe),
-                          "--logs", str(directory / "logs")),
+                          "--logs", str(directory / "logs"), "--log-level", log_level),
             cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + timeout
     while not describe.exists():
@@ -399,6 +444,45 @@ def fault_schedule(seconds: float, kill_every: float, quiet_end: float) -> list[
     return sorted(item for item in schedule if item[0] <= seconds - quiet_end)
 
 
+async def server_back(launched: Launched, replica: str, pid: int, timeout: float = 120) -> None:
+    """Wait until the replica's /health names `pid` and says `ok`, and the balancer counts it up."""
+    def answers() -> bool:
+        status, report = launched.health(replica)
+        return status == 200 and report.get("pid") == pid and report.get("status") == "ok"
+
+    await wait_for(lambda: asyncio.to_thread(answers), timeout, f"{replica} answers /health")
+    def balanced() -> bool:
+        return launched.balancer_status().get(replica, "").startswith("UP")
+
+    await wait_for(lambda: asyncio.to_thread(balanced), timeout, f"the balancer counts {replica} up")
+
+
+def steering_url(launched: Launched, replica: str) -> str:
+    """A balancer URL that reaches `replica`: `/ws?room=<key>` with a made-up key that hashes to it (the
+    balancer's `/health?room=<key>` answers from the replica it hashes to)."""
+    base = str(launched.described["url"])
+    for number in range(10_000):
+        key = f"steer{number}"
+        with urllib.request.urlopen(f"{base}health?room={key}", timeout=10) as response:
+            if json.loads(response.read()).get("replica") == replica:
+                return room_url(launched.ws_url, key)
+    raise RuntimeError(f"no room key hashes to {replica}")
+
+
+async def into_namespace(launched: Launched, replica: str, timeout: float = 120) -> None:
+    """Make the network namespace with relays of every Redis and sentinel port, and start `replica`
+    again in it (SIGTERM first: a clean stop, as a deploy would)."""
+    ports = [int(entry["port"]) for entry in launched.of_role("redis") + launched.of_role("sentinel")]
+    launched.net = NetCut(f"whist-chaos-{os.getpid()}", ports)
+    launched.net_replica = replica
+    await launched.net.start()
+    pid = int(launched.servers[replica]["pid"])
+    os.kill(pid, signal.SIGTERM)
+    await wait_for(lambda: not _pid_running(pid), 60, f"{replica} stopped")
+    process = launched.start_server(replica)
+    await server_back(launched, replica, process.pid, timeout)
+
+
 async def owners(store_url: str, room_ids: Iterable[str]) -> dict[str, str | None]:
     """room id -> the process id holding its lease."""
     address = parse_redis_url(store_url)
@@ -442,17 +526,7 @@ class Chaos:
                 progress(f"{kind} failed: {problem!r}")
 
     async def _server_back(self, replica: str, pid: int, timeout: float = 120) -> None:
-        entry = self.launched.servers[replica]
-        url = f"http://{entry['host']}:{entry['port']}/health"
-
-        def answers() -> bool:
-            status, report = http_json(url)
-            return status == 200 and report.get("pid") == pid and report.get("status") == "ok"
-
-        await wait_for(lambda: asyncio.to_thread(answers), timeout, f"{replica} answers /health")
-        await wait_for(lambda: asyncio.to_thread(
-            lambda: self.launched.balancer_status().get(replica, "").startswith("UP")),
-            timeout, f"the balancer counts {replica} up")
+        await server_back(self.launched, replica, pid, timeout)
 
     async def kill_server(self) -> None:
         """SIGKILL a random server replica, start it again as the launcher did."""
@@ -510,21 +584,32 @@ class Chaos:
                     and info.get("master_link_status") == "up")
 
     async def cut(self) -> None:
-        """SIGSTOP a random server replica for `cut_seconds`, then SIGCONT: its leases must have gone to
-        others (or lapsed), and it must take its place again."""
-        replica = self.rng.choice(sorted(self.launched.servers))
+        """Cut a server replica off from Redis for `cut_seconds` (the one in the network namespace; without
+        one, a random replica SIGSTOPped, then SIGCONT): its leases must have gone to others (or lapsed),
+        and it must take its place again."""
+        net = self.launched.net
+        replica = self.launched.net_replica or self.rng.choice(sorted(self.launched.servers))
         entry = self.launched.servers[replica]
         pid = int(entry["pid"])
+        log = Path(entry["log"])
+        logged = log.stat().st_size
         before = await owners(self.launched.store, self.rooms)
         held = {room for room, owner in before.items() if owner and owner.split(":", 1)[0] == replica}
-        fault = Fault("cut", replica, time.perf_counter(), notes={"leases_held": len(held)})
+        fault = Fault("cut", replica, time.perf_counter(),
+                      notes={"how": "network" if net is not None else "SIGSTOP", "leases_held": len(held)})
         self.faults.append(fault)
-        os.kill(pid, signal.SIGSTOP)
+        if net is not None:
+            net.cut()
+        else:
+            os.kill(pid, signal.SIGSTOP)
         try:
             await asyncio.sleep(self.cut_seconds)
             during = await owners(self.launched.store, held)
         finally:
-            os.kill(pid, signal.SIGCONT)
+            if net is not None:
+                net.heal()
+            else:
+                os.kill(pid, signal.SIGCONT)
         kept = sorted(room for room in held if during.get(room) == before[room])
         fault.notes["leases_kept_while_cut"] = len(kept)
         fault.notes["leases_moved"] = sum(1 for room in held if during.get(room) not in (None, before[room]))
@@ -532,6 +617,9 @@ class Chaos:
             self.problems.append(f"cut {replica}: still held {len(kept)} leases after {self.cut_seconds} s")
         await self._server_back(replica, pid)
         fault.recovered = time.perf_counter()
+        with log.open("rb") as text:
+            text.seek(logged)
+            fault.notes["leases_lost_logged"] = text.read().count(b"room lease lost")
 
 
 def _pid_running(pid: int) -> bool:
@@ -545,8 +633,9 @@ def _pid_running(pid: int) -> bool:
 # ------------------------------------------------------------------------------------------ the check
 
 
-async def stored_records(store_url: str, room_id: str) -> list[JSON]:
-    """The room's deal records from the store: every finished deal, then the deal in progress."""
+async def stored_records(store_url: str, room_id: str) -> tuple[list[JSON], JSON]:
+    """The room's deal records from the store: every finished deal, then the deal in progress; and what
+    the stored room is at (its version, who is to act: for the report of a table that waited)."""
     store = RedisStore(store_url)
     try:
         stored = await store.load(room_id)
@@ -556,9 +645,27 @@ async def stored_records(store_url: str, room_id: str) -> list[JSON]:
     finally:
         await store.close()
     records = deal_records(table.session, table.hints)
-    if table.session is not None and not table.session.deal.finished:
-        records.append(table.session.deal.to_record())
-    return records
+    at: JSON = {"version": stored.version, "ended": table.ended}
+    if table.session is not None:
+        deal = table.session.deal
+        at.update(deal=len(table.session.history), finished=deal.finished, to_act=sorted(deal.to_act()),
+                  ready=sorted(table.ready), over=table.session.over)
+        if not deal.finished:
+            records.append(deal.to_record())
+    return records, at
+
+
+def last_seen(player: ChaosPlayer, end: float) -> JSON:
+    """What a client last saw (for the report of a table that waited)."""
+    client = player.client
+    if client is None:
+        return {}
+    room, view = client.room or {}, client.view or {}
+    arrived = client.received_at[-1] if client.received_at else None
+    return {"replica": getattr(client, "replica", "?"), "version": room.get("version"),
+            "phase": view.get("phase"), "to_act": view.get("to_act"), "my_turn": client.my_turn(),
+            "closed": client.closed.is_set(),
+            "silent_s": round(end - arrived, 1) if arrived is not None else None}
 
 
 def is_subsequence(wanted: list[Any], found: list[Any]) -> bool:
@@ -662,6 +769,8 @@ class Options:
     think: tuple[float, float] = (0.3, 1.5)
     seed: int = 25
     directory: Path | None = None
+    cut: str = "net"  # "net": a network cut (bench/net_cut.py); "stop": SIGSTOP ... SIGCONT
+    log_level: str = "warning"  # the server replicas'
 
 
 def progress(line: str) -> None:
@@ -678,20 +787,34 @@ async def run(options: Options) -> JSON:
     """Start the cluster, play, break things, check the history; returns the figures and violations."""
     directory = options.directory or Path(f"/tmp/whist-chaos-{os.getpid()}")
     uptime = host_uptime()
-    launched = launch(directory)
+    launched = launch(directory, log_level=options.log_level)
     try:
         return await _run(launched, options, uptime, directory)
     finally:
-        await asyncio.to_thread(launched.stop)
+        await asyncio.to_thread(launched.stop)  # the relays must go on meanwhile: a thread
+        if launched.net is not None:
+            await launched.net.close()
 
 
 async def _run(launched: Launched, options: Options, uptime: str, directory: Path) -> JSON:
     rng = random.Random(options.seed)
+    cut_replica = rng.choice(sorted(launched.servers))
+    if options.cut == "net":
+        progress(f"{cut_replica} moves into a network namespace of its own (the one the cut will cut off)")
+        await into_namespace(launched, cut_replica)
+    else:
+        launched.net_replica = cut_replica
+    # Half the bots-only tables are created on the replica the cut will cut off (their owner until
+    # then: others adopt them while it is away); half the human tables name their room (affinity).
+    steer = await asyncio.to_thread(steering_url, launched, cut_replica)
     names = ruleset_names()
     tables: list[Table] = []
     for number in range(options.tables + options.bot_tables):
-        tables.append(await open_table(launched.ws_url, number, names[number % len(names)],
-                                       number >= options.tables, options.seed * 1000 + number, options.think))
+        bots_only = number >= options.tables
+        tables.append(await open_table(
+            launched.ws_url, number, names[number % len(names)], bots_only, options.seed * 1000 + number,
+            options.think, affinity=not bots_only and number % 2 == 1,
+            host_url=steer if bots_only and number % 2 == 0 else None))
     players = [player for table in tables for player in table.players]
     stopping = asyncio.Event()
     playing = [asyncio.create_task(player.run(stopping)) for player in players]
@@ -713,6 +836,8 @@ async def _run(launched: Launched, options: Options, uptime: str, directory: Pat
     await asyncio.gather(*chaos.background)
     end = time.perf_counter()
     stopping.set()
+    at_end = {table.room_id: {player.name: last_seen(player, end) for player in table.players}
+              for table in tables}
     _, late = await asyncio.wait(playing, timeout=30)
     for task in late:
         task.cancel()
@@ -721,9 +846,12 @@ async def _run(launched: Launched, options: Options, uptime: str, directory: Pat
     progress("the clients stopped; reading the records")
     checks = []
     for table in tables:
-        records = await wait_for(functools.partial(stored_records, launched.store, table.room_id), 60,
-                                 f"records of {table.room_id}")
-        checks.append(check_table(table, records, end, began))
+        records, stored = await wait_for(functools.partial(stored_records, launched.store, table.room_id), 60,
+                                         f"records of {table.room_id}")
+        check = check_table(table, records, end, began)
+        check["stored"] = stored
+        check["clients_at_end"] = at_end[table.room_id]
+        checks.append(check)
     return report(options, tables, checks, chaos, began, end, uptime, directory)
 
 
@@ -756,6 +884,8 @@ def report(options: Options, tables: list[Table], checks: list[JSON], chaos: Cha
                                if fault.kind == "server_kill" and fault.recovered),
         "redis_primary_kills": sum(1 for fault in chaos.faults if fault.kind == "redis_primary_kill"),
         "cuts": sum(1 for fault in chaos.faults if fault.kind == "cut"),
+        "cut_how": "network (bench/net_cut.py)" if options.cut == "net" else "SIGSTOP",
+        "cut_seconds": options.cut_seconds,
         "longest_pause_s": max(pauses, default=0.0),
         "longest_pause_median_table_s": sorted(pauses)[len(pauses) // 2] if pauses else 0.0,
         "latency": _latency([took for _, took in latencies]),
@@ -777,11 +907,12 @@ def markdown(result: JSON, command: str) -> str:
         "`--describe` file, human-paced tables of four players through the balancer (each thinks "
         f"{result['think_s'][0]:g}-{result['think_s'][1]:g} s, reconnects through the balancer and resumes "
         "its seat after a drop, retries after `store_unavailable`) and bots-only tables watched by a "
-        "spectator; a random server replica SIGKILLed and started again with its described command line "
-        "every kill interval, the Redis primary the sentinels name SIGKILLed once (started again: it "
-        "rejoins as a replica), one server replica cut off for 10 s. **The cut is SIGSTOP/SIGCONT, not a "
-        "network cut**: this host has no iptables or nft, and every process runs as root on loopback. "
-        "Then the history check over every frame every client received (the module docstring).", "",
+        "spectator (half the human tables name their room, `/ws?room=<id>`; half the bots-only tables are "
+        "created on the replica the cut will cut off); a random server replica SIGKILLed and started "
+        "again with its described command line every kill interval, the Redis primary the sentinels name "
+        "SIGKILLed once (started again: it rejoins as a replica), one server replica cut off from Redis "
+        f"({result['cut_how']}) for {result['cut_seconds']:g} s. Then the history check over every frame "
+        "every client received (bench/chaos.py's docstring).", "",
         f"Host at the start: `{result['uptime_at_start']}`.", "",
         "| figure | value |", "| --- | ---: |",
         f"| run | {result['seconds']:.0f} s |",
@@ -793,7 +924,7 @@ def markdown(result: JSON, command: str) -> str:
         f"| deals finished | {result['deals_finished']} |",
         f"| server kills / restarts | {result['server_kills']} / {result['server_restarts']} |",
         f"| Redis primary kills | {result['redis_primary_kills']} |",
-        f"| cuts (SIGSTOP 10 s) | {result['cuts']} |",
+        f"| cuts from Redis ({result['cut_how']}, {result['cut_seconds']:g} s) | {result['cuts']} |",
         f"| reconnections | {result['reconnects']} |",
         f"| longest pause of a table (median table) | {result['longest_pause_s']:.1f} s "
         f"({result['longest_pause_median_table_s']:.1f} s) |",
@@ -828,6 +959,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quiet-end", type=float, default=30.0, help="seconds without faults at the end")
     parser.add_argument("--think", type=float, nargs=2, default=(0.3, 1.5), metavar=("MIN", "MAX"))
     parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--log-level", default="warning", help="the server replicas' (default warning)")
+    parser.add_argument("--cut", choices=("net", "stop"), default=None,
+                        help="net: cut one replica's Redis traffic (a network namespace and relays; needs "
+                             "root and `ip netns`); stop: SIGSTOP it instead (default: net where it works)")
     parser.add_argument("--dir", type=Path, default=None, help="the launcher's logs and description")
     parser.add_argument("--write", type=Path, default=None, metavar="PATH",
                         help="replace the `## Chaos` section of PATH (docs/scaling.md)")
@@ -839,7 +974,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     options = Options(minutes=args.minutes, tables=args.tables, bot_tables=args.bot_tables,
                       kill_every=args.kill_every, cut_seconds=args.cut_seconds, quiet_end=args.quiet_end,
-                      think=(args.think[0], args.think[1]), seed=args.seed, directory=args.dir)
+                      think=(args.think[0], args.think[1]), seed=args.seed, directory=args.dir,
+                      cut=args.cut or ("net" if net_cut.available() else "stop"), log_level=args.log_level)
     result = asyncio.run(run(options))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1))
