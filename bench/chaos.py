@@ -13,6 +13,9 @@ replica is SIGKILLed and started again with the command line the launcher's `--d
 the Redis primary the sentinels name (`SENTINEL get-master-addr-by-name`) is SIGKILLed, and once the
 sentinels named another one it is started again with its own command line (it rejoins as a replica);
 half-way between two later kills one server replica is cut off for `--cut-seconds` (10) seconds.
+A fault starts on its time, or 5 s after the previous one is over if that is later; nothing starts in
+the last `--quiet-end` (30) seconds, and on a slow day the run goes on past `--minutes` until every
+fault is over and the tables played 15 s more.
 
 The cut (`--cut net`, where `ip netns` works): this host has no iptables or nft, and every process
 runs as root on loopback, so no firewall rule could single out one process's Redis traffic. Instead the
@@ -100,6 +103,8 @@ SESSION = {"deals": 1000, "target": 100000}
 Move = tuple[int, int, str]  # (deal number, seat, action)
 MAX_PAUSE = 15.0  # seconds a table may wait between two state changes
 FAULT_WINDOW = 15.0  # the latency "around a fault": this many seconds either side of its start
+AFTER_FAULTS = 15.0  # seconds the tables play on after the last fault, at least, before the run ends
+OVERTIME = 300.0  # seconds past the run's end the faults may take before the run gives up on them
 SETTLE = 5.0  # seconds between the end of one fault and the start of the next, at least
 REQUEST_TIMEOUT = 10.0  # an answer not back by then: the connection is taken for dead
 
@@ -823,17 +828,27 @@ async def _run(launched: Launched, options: Options, uptime: str, directory: Pat
     chaos = Chaos(launched, [table.room_id for table in tables], rng, options.cut_seconds)
     schedule = fault_schedule(seconds, options.kill_every, options.quiet_end)
     faults = asyncio.create_task(chaos.run(schedule, began))
-    while (left := began + seconds - time.perf_counter()) > 0:
-        await asyncio.sleep(min(10.0, left))
+    # The run lasts `seconds`, or longer on a slow day: until every fault of the schedule is over (the
+    # primary's rejoining too) and the tables played `AFTER_FAULTS` s more without one.
+    while True:
+        now = time.perf_counter()
+        last = max((fault.recovered or now for fault in chaos.faults), default=began)
+        done = faults.done() and all(task.done() for task in chaos.background)
+        if now >= began + seconds and done and now >= last + AFTER_FAULTS:
+            break
+        if now > began + seconds + OVERTIME:
+            chaos.problems.append(f"the faults were not over {OVERTIME:g} s after the end of the run")
+            break
+        await asyncio.sleep(min(10.0, max(0.5, began + seconds - now)))
         progress(f"{time.perf_counter() - began:.0f} s: {sum(len(p.accepted) for p in players)} moves ok, "
                  f"{sum(p.reconnects for p in players)} reconnections, faults "
                  f"{[(f.kind, f.target, f.recovered is not None) for f in chaos.faults]}")
-    if not faults.done():
-        chaos.problems.append("the faults were still running at the end of the run")
-        faults.cancel()
+    faults.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await faults
-    await asyncio.gather(*chaos.background)
+    for task in chaos.background:
+        task.cancel()
+    await asyncio.gather(*chaos.background, return_exceptions=True)
     end = time.perf_counter()
     stopping.set()
     at_end = {table.room_id: {player.name: last_seen(player, end) for player in table.players}
