@@ -113,7 +113,8 @@ class Cluster:
         """Addresses, process ids and the log directory (the command line prints it, and writes it
         with `--describe PATH`): `processes` names every process started, with its role (balancer,
         server, redis, sentinel), pid, host and port; a Redis says whether it started as primary or
-        replica, and its command line (the same one starts it again)."""
+        replica, and its command line (the same one starts it again); a server its command line and
+        working directory (`bench/chaos.py` restarts a killed one with them)."""
         pids: dict[str, int | None] = {"redis": self.redis.process.pid if self.redis and self.redis.process
                                        else None}
         pids.update({replica.replica_id: replica.pid for replica in self.replicas})
@@ -121,7 +122,8 @@ class Cluster:
         processes: list[dict[str, Any]] = [
             {"role": "balancer", "pid": pids["haproxy"], "host": self.host, "port": self.port}]
         processes += [{"role": "server", "pid": replica.pid, "host": replica.host, "port": replica.port,
-                       "replica": replica.replica_id, "log": str(replica.log_path)}
+                       "replica": replica.replica_id, "argv": replica.argv, "cwd": str(replica.cwd),
+                       "log": str(replica.log_path)}
                       for replica in self.replicas]
         processes += [{"role": "redis", "pid": node.pid, "host": "127.0.0.1", "port": node.port,
                        "started_as": node.started_as, "argv": node.argv, "log": str(node.log_path)}

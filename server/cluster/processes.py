@@ -271,12 +271,21 @@ class Replica:
         """The running process's id."""
         return self.process.pid if self.process is not None and self.process.poll() is None else None
 
+    @property
+    def argv(self) -> list[str]:
+        """Its command line, run from `cwd` (the same one starts it again, on the same port)."""
+        return [sys.executable, "-m", "server", "--host", self.host, "--port", str(self.port),
+                "--unix", str(self.unix_path), "--store", self.store, "--replica-id", self.replica_id,
+                *self.extra_args]
+
+    @property
+    def cwd(self) -> Path:
+        """The directory it runs in (the repository root: `python -m server` imports this tree)."""
+        return Path(__file__).resolve().parents[2]
+
     def start(self) -> None:
         """Start the process (does not wait; see `wait_ready`)."""
-        self.process = spawn([sys.executable, "-m", "server", "--host", self.host, "--port", str(self.port),
-                              "--unix", str(self.unix_path), "--store", self.store,
-                              "--replica-id", self.replica_id, *self.extra_args],
-                             self.log_path, cwd=Path(__file__).resolve().parents[2])
+        self.process = spawn(self.argv, self.log_path, cwd=self.cwd)
 
     def health(self) -> dict[str, Any]:
         """Its /health report (asked directly)."""

@@ -106,9 +106,14 @@ class Following(RoomListener):
     def resync(self, rooms: frozenset[str]) -> None:
         """The subscriber was away (messages may be lost): catch every followed room up (in the
         background: the subscriber goes on reading meanwhile). A newcomer's "subscribed" may be among
-        the lost messages: publish every room's next change again."""
+        the lost messages: publish every room's next change again. And say again that this process
+        follows each room (as `follow` does): a process that published while this subscriber was away
+        reached nobody else and publishes nothing more until it hears so (its answer, a note of its
+        version, reaches the subscriber, which is back before this is called)."""
         self.publishing.everyone_again()
         for room_id in rooms:
+            if self.follows(room_id):
+                self.publishing.following(room_id)
             self.fall_behind(room_id)
 
     # ---------------------------------------------------------------- the receive queue

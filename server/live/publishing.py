@@ -6,8 +6,10 @@ the room's last publication reached no other process, nothing more is published 
 read back by its own subscriber) until a process that starts to follow the room says so
 (`subscribed`, sent before it reloads); the answer is a note of the version here, so a change
 committed before the newcomer was heard is either in what it reloaded or announced by that note. After
-the subscriber reconnects (a newcomer's word may be lost), every room publishes again. A change heard
-from another process (`CommittedChange.received`) is never published again.
+the subscriber reconnects (a newcomer's word may be lost), every room publishes again, and the process
+says `subscribed` again on every room it follows (another process may have gone silent while this
+subscriber was away: after a Redis failover, whichever subscriber is back first publishes to nobody).
+A change heard from another process (`CommittedChange.received`) is never published again.
 """
 
 from __future__ import annotations

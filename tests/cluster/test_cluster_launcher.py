@@ -277,3 +277,15 @@ def test_the_balancer_holds_as_many_connections_as_the_open_file_limit_allows(cl
     assert f"maxconn {machine_maxconn()}\n" in cluster.config_path.read_text()
     log = (cluster.directory / "haproxy.log").read_text()
     assert "FD limit" not in log and "maxconn" not in log, log  # HAProxy could raise its own limit
+
+
+def test_the_description_gives_each_server_the_command_line_that_starts_it_again(tmp_path: Path) -> None:
+    described = Cluster(replicas=2, directory=tmp_path, server_args=["--bot-delay", "0"]).describe()
+    servers = [entry for entry in described["processes"] if entry["role"] == "server"]
+    assert [entry["replica"] for entry in servers] == ["r1", "r2"]
+    for entry in servers:
+        argv = entry["argv"]
+        assert argv[1:3] == ["-m", "server"] and argv[-2:] == ["--bot-delay", "0"]
+        assert argv[argv.index("--port") + 1] == str(entry["port"])
+        assert argv[argv.index("--replica-id") + 1] == entry["replica"]
+        assert (Path(entry["cwd"]) / "server" / "__main__.py").exists()

@@ -172,3 +172,28 @@ async def test_a_grace_timer_whose_room_could_not_be_reloaded_tries_again() -> N
                    for event in message.get("events", []))
     finally:
         await tables.close()
+
+
+async def test_a_process_that_went_silent_while_the_others_subscriber_was_away_publishes_to_it_again(
+    two: tuple[Tables, Tables],
+) -> None:
+    # Found by bench/chaos.py (the Redis primary killed): A published the move before B's subscriber
+    # was back on the new primary, so PUBLISH reached only A's own subscriber and A went silent for
+    # the room ("nobody else follows it"). B reloaded the room when its subscriber was back, but said
+    # nothing: A's later changes never reached B's connections, and the table waited for a player there.
+    a, b = two
+    room_id, _, guests = await four_humans(a, b)
+    a.shared.coord.fanout.alone = lambda room: False  # type: ignore[method-assign]  # Redis cannot know
+    room_b, fanout_b = b.rooms[room_id], b.shared.coord.fanout
+    assert isinstance(fanout_b, MemoryFanout)
+    fanout_b.hub.subscribers[room_id].discard(fanout_b)  # B's subscriber lost Redis
+    version = await commit_a_move(a, room_id)
+    await a.shared.publisher.flush(5.0)
+    assert a.shared.publisher.others_reached(room_id) == 0, "the move reached nobody else"
+    fanout_b.hub.subscribers[room_id].add(fanout_b)  # back, on every channel it follows
+    await resync(fanout_b)
+    await eventually(lambda: room_b.version == version, what="B caught up")
+    version = await commit_a_move(a, room_id)
+    await eventually(lambda: room_b.version == version
+                     and all(guest.version() == version for guest in guests),
+                     what="A's next move reached B's connections")
