@@ -1,4 +1,4 @@
-"""Chaos (issue 25): `python -m server.cluster --redis sentinel` with three server replicas, human-paced
+"""Chaos: `python -m server.cluster --redis sentinel` with three server replicas, human-paced
 tables through the balancer and bots-only tables watched by a spectator, while server replicas are
 SIGKILLed and started again, the Redis primary is SIGKILLed once and one server replica is cut off
 for a while; then a history check over everything every client was told.

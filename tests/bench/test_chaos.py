@@ -1,4 +1,4 @@
-"""The chaos run of issue 25 (`python -m bench.chaos`), short: `python -m server.cluster --redis sentinel`
+"""The chaos run (`python -m bench.chaos`), short: `python -m server.cluster --redis sentinel`
 with three server replicas, human-paced tables through the balancer and bots-only tables watched by a
 spectator, while server replicas are SIGKILLed and started again, the Redis primary is SIGKILLed once
 and one server replica is cut off from Redis for 10 s (bench/net_cut.py; SIGSTOP where no network
@@ -6,7 +6,7 @@ namespace can be made); then the history check over everything every client was 
 (bench/chaos.py's docstring). And the pieces of the check, on made-up histories.
 
 Nothing here asserts how fast anything happens, except the 15 s a table may wait between two state
-changes, which is the property under test (issue 25); every other wait is a condition with a generous
+changes, which is the property under test; every other wait is a condition with a generous
 deadline (the machine is shared)."""
 
 from __future__ import annotations
