@@ -1,4 +1,4 @@
-"""Chaos (issue 25): `python -m server.cluster --redis sentinel` with three server replicas, human-paced
+"""Chaos: `python -m server.cluster --redis sentinel` with three server replicas, human-paced
 tables through the balancer and bots-only tables watched by a spectator, while server replicas are
 SIGKILLed and started again, the Redis primary is SIGKILLed once and one server replica is cut off
 for a while; then a history check over everything every client was told.
@@ -600,8 +600,11 @@ class Chaos:
         logged = log.stat().st_size
         before = await owners(self.launched.store, self.rooms)
         held = {room for room, owner in before.items() if owner and owner.split(":", 1)[0] == replica}
+        by_replica = collections.Counter(owner.split(":", 1)[0] if owner else "none"
+                                         for owner in before.values())
         fault = Fault("cut", replica, time.perf_counter(),
-                      notes={"how": "network" if net is not None else "SIGSTOP", "leases_held": len(held)})
+                      notes={"how": "network" if net is not None else "SIGSTOP", "leases_held": len(held),
+                             "owners_before": dict(sorted(by_replica.items()))})
         self.faults.append(fault)
         if net is not None:
             net.cut()
