@@ -268,7 +268,7 @@ class RedisFanout(Fanout):
                 delay = min(self.max_retry_delay, delay * 2)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
 
     def _received(self, message: dict[str, Any]) -> None:
         data = message["data"]

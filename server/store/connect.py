@@ -188,7 +188,7 @@ def redis_client(url: str | RedisAddress, *, decode_responses: bool, max_connect
                                                timeout=pool_timeout, **options)
         return Redis.from_pool(pool)
     # The sentinels answer small questions: short timeouts so that a dead one is skipped quickly.
-    sentinels = Sentinel(  # type: ignore[no-untyped-call]
+    sentinels = Sentinel(
         list(address.sentinels), sentinel_kwargs={"socket_timeout": 2.0, "socket_connect_timeout": 2.0})
     pool = BlockingSentinelConnectionPool(  # type: ignore[no-untyped-call]
         address.service, sentinels, connection_class=PrimaryConnection, max_connections=max_connections,

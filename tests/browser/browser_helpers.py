@@ -272,11 +272,14 @@ class Player:
         """Act by clicking whenever it is our turn until the deal ends; returns the final view."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            view = self.view()
+            state = self.state()  # one read: the view and whether our last action is still on its way
+            view: dict[str, Any] | None = state.get("view")
             if view and view.get("phase") == "end":
                 self.page.wait_for_selector("#summary", timeout=5000)
                 return view
-            if self.my_turn(view):
+            # While our card or call is on its way the view still says it is our turn, but the answer
+            # (and the bots' moves after it) may redraw the page under `each_turn`'s checks.
+            if self.my_turn(view) and not state.get("pending"):
                 if each_turn:
                     each_turn()
                 self.act_by_clicking(prefer)
