@@ -83,7 +83,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 from bench import net_cut
-from bench.cluster_players import RETRYABLE, Player
+from bench.cluster_players import RETRYABLE, Player, sentinel_primary_port
 from bench.helpers import ROOT, host_uptime, percentile, python_module, write_section
 from bench.leak_check import DealKey, hidden_card_leaks
 from bench.net_cut import NetCut
@@ -297,17 +297,7 @@ class Launched:
 
     async def primary_port(self) -> int | None:
         """The primary's port as the first sentinel that answers names it."""
-        for sentinel in self.of_role("sentinel"):
-            client = redis.asyncio.Redis(port=int(sentinel["port"]), socket_timeout=3, decode_responses=True)
-            try:
-                found = await client.sentinel_get_master_addr_by_name(self.described["sentinel_service"])
-            except Exception:
-                continue
-            finally:
-                await client.aclose()
-            if isinstance(found, list | tuple) and found:
-                return int(found[1])
-        return None
+        return await sentinel_primary_port(self.described)
 
     def balancer_status(self) -> dict[str, str]:
         """replica id -> HAProxy's status of it (its stats socket, in the launcher's log directory)."""

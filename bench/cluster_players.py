@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import redis.asyncio
 from websockets.exceptions import WebSocketException
 
 from bench.leak_check import DealKey, hidden_card_leaks
@@ -192,6 +193,24 @@ def acted(records: Mapping[DealKey, JSON]) -> list[tuple[int, int, str]]:
     """Every action of the records: (deal, seat, action)."""
     return [(number, int(seat), action) for (_, number), record in sorted(records.items())
             for seat, action in record["actions"]]
+
+
+async def sentinel_primary_port(described: Mapping[str, Any]) -> int | None:
+    """The Redis primary's port as the first sentinel of a cluster's `--describe` file that answers
+    names it (None while none does)."""
+    for entry in described["processes"]:
+        if entry["role"] != "sentinel":
+            continue
+        client = redis.asyncio.Redis(port=int(entry["port"]), socket_timeout=3, decode_responses=True)
+        try:
+            found = await client.sentinel_get_master_addr_by_name(described["sentinel_service"])
+        except Exception:
+            continue
+        finally:
+            await client.aclose()
+        if isinstance(found, list | tuple) and found:
+            return int(found[1])
+    return None
 
 
 async def owner_replica(store_url: str, room_id: str) -> str | None:

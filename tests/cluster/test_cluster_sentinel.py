@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 import redis.asyncio
 
-from bench.cluster_players import Player
+from bench.cluster_players import Player, sentinel_primary_port
 from server.bots import get_bot
 from server.client import ServerError, WhistClient
 from server.cluster.processes import pid_alive, spawn, stop, wait_until
@@ -68,18 +68,7 @@ class Launched:
 
     async def primary_port(self) -> int | None:
         """The primary's port as the first sentinel that answers names it."""
-        for sentinel in self.of_role("sentinel"):
-            client = redis.asyncio.Redis(port=int(sentinel["port"]), socket_timeout=3, decode_responses=True)
-            try:
-                found = await client.execute_command("SENTINEL", "get-master-addr-by-name",
-                                                     self.described["sentinel_service"])
-            except Exception:
-                continue
-            finally:
-                await client.aclose()
-            if found:
-                return int(found[1])
-        return None
+        return await sentinel_primary_port(self.described)
 
 
 @pytest.fixture(scope="module")
