@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from .archive import ArchiveWriter, is_postgres, open_archive
+from .cluster.fd_limits import raise_open_file_limit
 from .coord import new_process_id, open_coordination
 from .gc_policy import scheduled_full_passes
 from .http import parse_networks
@@ -139,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler.setFormatter(JsonLogFormatter())
     logging.basicConfig(level=settings.log_level.upper(), handlers=[handler], force=True)
     logging.getLogger("websockets").setLevel(max(logging.WARNING, logging.getLogger().level))
+    raise_open_file_limit()  # one descriptor per websocket: the soft limit (often 1,024) up to the hard one
     try:
         with asyncio.Runner(loop_factory=loop_factory(settings.loop)) as runner:
             runner.run(serve_until_stopped(settings))

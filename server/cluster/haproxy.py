@@ -8,21 +8,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+from .fd_limits import DESCRIPTOR_CAP
+
 TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg.template"
 BALANCE_CHOICES = ("leastconn", "roundrobin")
 # Descriptors HAProxy keeps for itself (its listener, the health checks, the stats socket, logs).
 RESERVED_DESCRIPTORS = 200
-# A limit of "unlimited" is read as this many descriptors.
-UNLIMITED_DESCRIPTORS = 1_048_576
 # docker-compose.yml's balancer runs in a container whose limit is not known here.
 COMPOSE_MAXCONN = 8000
 
 
 def open_file_limit() -> int:
     """The most descriptors a child of this process may open: the hard RLIMIT_NOFILE (a child may
-    raise its soft limit up to it, as HAProxy does for itself from its `maxconn`)."""
+    raise its soft limit up to it, as HAProxy does for itself from its `maxconn`, but not the hard
+    limit without CAP_SYS_RESOURCE), at most `fd_limits.DESCRIPTOR_CAP` (HAProxy sizes its tables by
+    it). The launcher raises its own limits first (`fd_limits.raise_open_file_limit`)."""
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return UNLIMITED_DESCRIPTORS if hard == resource.RLIM_INFINITY else int(hard)
+    return DESCRIPTOR_CAP if hard == resource.RLIM_INFINITY else min(int(hard), DESCRIPTOR_CAP)
 
 
 def machine_maxconn(descriptors: int | None = None) -> int:

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .fd_limits import raise_open_file_limit
 from .haproxy import Backend, machine_maxconn, render_config
 from .processes import (
     HAPROXY,
@@ -173,6 +174,7 @@ class Cluster:
     def start(self, timeout: float = 60.0) -> None:
         """Start Redis (and its replicas and sentinels), the server replicas and the balancer; return
         once all of them answer."""
+        raise_open_file_limit()  # inherited by every child: the replicas' and the balancer's descriptors
         if self.redis is not None:
             self.redis.start()
         self._start_sentinel_topology(timeout)
