@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
@@ -44,13 +45,15 @@ class FastSocket:
         self.closed = asyncio.Event()
 
     @classmethod
-    async def connect(cls, url: str, timeout: float = 120.0) -> FastSocket:
+    async def connect(cls, url: str, timeout: float = 120.0, source: str | None = None) -> FastSocket:
         """Open a connection (no compression; pings answered, none sent: a starved generator must not
-        close its own connections for a late pong)."""
+        close its own connections for a late pong). `source`: the local address to connect from (on
+        loopback, 127.0.0.x: each source address has its own range of ephemeral ports)."""
         socket = cls()
+        extra: dict[str, Any] = {"local_addr": (source, 0)} if source else {}
         transport, _ = await ws_connect(lambda: _Listener(socket), url, websocket_handshake_timeout=timeout,
                                         enable_auto_pong=True, enable_auto_ping=False,
-                                        max_frame_size=8 * 1024 * 1024)
+                                        max_frame_size=8 * 1024 * 1024, **extra)
         socket.transport = transport
         return socket
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import itertools
 import json
@@ -42,7 +43,9 @@ import statistics
 import sys
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -63,6 +66,7 @@ from bench.helpers import (
 )
 from server.bots import get_bot
 from server.client import JSON, ServerError, room_url
+from server.cluster.fd_limits import raise_open_file_limit
 from server.gc_policy import FullPasses
 
 BOT = get_bot("random")
@@ -88,8 +92,9 @@ class LightClient:
 
     @classmethod
     async def connect(cls, url: str, table: HumanTable, slot: int, name: str) -> LightClient:
-        """Connect and say `hello` (msgpack, no `events` pushes)."""
-        client = cls(await FastSocket.connect(url), table, slot)
+        """Connect (from the table's source address, if it has one) and say `hello` (msgpack, no
+        `events` pushes)."""
+        client = cls(await FastSocket.connect(url, table.handshake_timeout(), table.source), table, slot)
         await client.request("hello", name=name, events=False)
         return client
 
@@ -154,10 +159,15 @@ class Measurement:
 
 class HumanTable:
     """Four human clients and a spectator of one room, driven by the states they receive: a seat
-    asked to act (or to say `ready` after a deal) thinks 0.5-2 s (a timer), then sends it."""
+    asked to act (or to say `ready` after a deal) thinks 0.5-2 s (`think`; a timer), then sends it.
+    `source`: the local address its connections come from (None: the default)."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, think: tuple[float, float] = THINK,
+                 source: str | None = None) -> None:
         self.rng = rng
+        self.think = think
+        self.source = source
+        self.open_deadline: float | None = None  # perf_counter time by which `open` gives up
         self.clients: list[LightClient] = []
         self.all_views: list[float] = []  # per action: until every seat and the spectator has it
         self.each_view: list[float] = []  # per action and connection
@@ -167,11 +177,20 @@ class HumanTable:
         self.deadline = 0.0  # 0: not playing yet
         self.tasks: set[asyncio.Task[None]] = set()
 
-    async def open(self, url: str, number: int, affinity: bool = False) -> None:
+    def handshake_timeout(self) -> float:
+        """How long the next connection may take to open: what is left until the open deadline (the
+        handshake's own timeout closes the half-open connection; cancelling it would leak it)."""
+        if self.open_deadline is None:
+            return 120.0
+        return max(0.05, self.open_deadline - time.perf_counter())
+
+    async def open(self, url: str, number: int, affinity: bool = False, timeout: float | None = None) -> None:
         """Create the room (seat 0), join seats 1-3, watch, start. `affinity`: the connections name
         the room (`?room=<id>`, as the web client does), and seat 0, which created the room before
         it had an id, reconnects with it (resumes with its token, then closes its first connection);
-        otherwise the balancer spreads the five connections (leastconn)."""
+        otherwise the balancer spreads the five connections (leastconn). `timeout`: the seconds every
+        handshake of the opening together may take (None: 120 s each)."""
+        self.open_deadline = None if timeout is None else time.perf_counter() + timeout
         creator = await LightClient.connect(url, self, 0, f"h{number}s0")
         self.clients = [creator]
         created = await creator.result("create_room", ruleset="solo-whist", seat=0,
@@ -228,7 +247,7 @@ class HumanTable:
         view, room = state["view"], state["room"]
         if my_turn(view) or (view["phase"] == "end" and room["deal_number"] != client.done_deal):
             client.busy = True
-            asyncio.get_running_loop().call_later(self.rng.uniform(*THINK), self.spawn, client)
+            asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.spawn, client)
 
     def spawn(self, client: LightClient) -> None:
         """The thinking is over: send the move in a task."""
@@ -343,10 +362,26 @@ def server_pids_from_health(url: str, asks: int = 20) -> list[int]:
     return sorted(pids)
 
 
-def generator_process(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool) -> None:
-    """One load generator process (spawned): it opens its tables, says so, plays when told, sends its
-    figures, closes its tables, then drives its share of the floor's groups when told."""
-    event_loop_runner()(generate(pipe, url, numbers, seed, affinity))
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """How a generator process opens and plays its tables: each seat thinks `think` seconds (uniform);
+    at most `open_rate` tables opened per second (0: as fast as 16 at a time go), each given
+    `open_timeout` seconds before it counts as not opened; connections from `source` (None: the
+    default address)."""
+
+    think: tuple[float, float] = THINK
+    open_rate: float = 0.0
+    open_timeout: float = 120.0
+    source: str | None = None
+
+
+def generator_process(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool,
+                      pace: Pace = Pace()) -> None:
+    """One load generator process (spawned): it raises its open-file limit, opens its tables, says
+    so, plays when told, sends its figures, closes its tables, then drives its share of the floor's
+    groups when told."""
+    raise_open_file_limit()  # one descriptor per connection: thousands per process
+    event_loop_runner()(generate(pipe, url, numbers, seed, affinity, pace))
 
 
 async def next_order(pipe: Connection) -> Any:
@@ -355,26 +390,31 @@ async def next_order(pipe: Connection) -> Any:
     return await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
 
 
-async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool) -> None:
+async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, affinity: bool,
+                   pace: Pace = Pace()) -> None:
     """The body of `generator_process`."""
     rng = random.Random(seed)
-    tables = [HumanTable(rng) for _ in numbers]
+    tables = [HumanTable(rng, pace.think, pace.source) for _ in numbers]
     opening = asyncio.Semaphore(16)  # tables opened at once (each opening is a few round trips)
+    first = time.perf_counter()
 
     failed: list[str] = []
 
-    async def open_one(table: HumanTable, number: int) -> HumanTable | None:
+    async def open_one(table: HumanTable, number: int, index: int) -> HumanTable | None:
+        if pace.open_rate > 0:  # a gradual ramp: table `index` no sooner than index / rate seconds in
+            await asyncio.sleep(max(0.0, first + index / pace.open_rate - time.perf_counter()))
         async with opening:
             try:
-                await table.open(url, number, affinity)
+                await table.open(url, number, affinity, pace.open_timeout)
             except Exception as failure:  # counted and left out (a busy host may time a handshake out)
                 failed.append(f"{type(failure).__name__}: {failure}")
                 await table.close()
                 return None
         return table
 
-    opened = await asyncio.gather(*(open_one(table, number)
-                                    for table, number in zip(tables, numbers, strict=True)))
+    opened = await asyncio.gather(*(open_one(table, number, index)
+                                    for index, (table, number) in enumerate(zip(tables, numbers,
+                                                                                strict=True))))
     tables = [table for table in opened if table is not None]
     if not tables:
         pipe.send(("failed", f"no table opened: {failed[:3]}"))
@@ -403,6 +443,9 @@ async def generate(pipe: Connection, url: str, numbers: list[int], seed: int, af
         "errors": sum(table.errors for table in tables),
         "unfinished": sum(len(table.measuring) for table in tables),
         "not_opened": len(failed),
+        "not_opened_why": dict(Counter(why[:120] for why in failed).most_common(3)),
+        "connections_held": sum(not client.socket.closed.is_set()
+                                for table in tables for client in table.clients),
         "client_cpu": client_cpu, "seconds": time.perf_counter() - started,
     }))
     await next_order(pipe)  # every process has sent its figures
@@ -436,6 +479,17 @@ def receive(pipes: list[Connection], expected: str) -> list[Any]:
     return answers
 
 
+def process_usage(pid: int) -> dict[str, float | int | None]:
+    """A process's resident memory (MB) and open descriptors now, from /proc (None where unreadable)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+        descriptors = len(os.listdir(f"/proc/{pid}/fd"))
+    except (OSError, StopIteration, ValueError):
+        return {"rss_mb": None, "fds": None}
+    return {"rss_mb": round(rss / 1024, 1), "fds": descriptors}
+
+
 SETTLED_SHARE = 0.25  # the server's CPU share, second by second, below which the opening is digested
 SETTLE_LIMIT = 90.0
 
@@ -458,17 +512,26 @@ def settle(pids: list[int]) -> float:
 
 def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, seed: int,
         processes: int, floor_seconds: float = 15.0, idle_seconds: float = 5.0,
-        placement: str = "spread") -> dict[str, Any]:
+        placement: str = "spread", pace: Pace = Pace(), sources: int = 0,
+        watch: dict[str, int] | None = None,
+        while_held: Callable[[], dict[str, Any]] | None = None) -> dict[str, Any]:
     """Open the tables over `processes` generator processes, play for `seconds`, then measure the
-    floor with as many groups. The server's CPU time is read here, around the timed part."""
+    floor with as many groups. The server's CPU time is read here, around the timed part. `pace`:
+    think time and opening ramp (`open_rate` over all processes); `sources`: generator process i
+    connects from 127.0.0.(2 + i % sources) (0: the default address); `watch`: name -> pid of
+    processes (the balancer, Redis, each replica) whose CPU share over the timed part, memory and
+    open descriptors once it ends (every table still held) are reported under `processes`;
+    `while_held` is called then too, its answer reported under `held`."""
     context = multiprocessing.get_context("spawn")
     shares = [list(range(tables))[index::processes] for index in range(processes)]
     shares = [share for share in shares if share]
     pipes, workers = [], []
     for index, share in enumerate(shares):
         here, there = context.Pipe()
+        own = dataclasses.replace(pace, open_rate=pace.open_rate / len(shares),
+                                  source=f"127.0.0.{2 + index % sources}" if sources else None)
         worker = context.Process(target=generator_process, args=(there, url, share, seed * 1000 + index,
-                                                                     placement == "affinity"),
+                                                                     placement == "affinity", own),
                                  daemon=True)
         worker.start()
         pipes.append(here)
@@ -486,12 +549,17 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         idle_cpu = sum(after - before for before, after in zip(idle_before, idle_after, strict=True)
                        if before is not None and after is not None)
         cpu_before = [cpu_seconds(pid) for pid in pids]
+        watched_before = {name: cpu_seconds(pid) for name, pid in (watch or {}).items()}
         started = time.perf_counter()
         for pipe in pipes:
             pipe.send(("go", seconds))
         played = receive(pipes, "played")
         elapsed = time.perf_counter() - started
         cpu_after = [cpu_seconds(pid) for pid in pids]
+        watched = {name: {"cpu_share": round(((cpu_seconds(pid) or 0.0) - (watched_before[name] or 0.0))
+                                             / elapsed, 3), **process_usage(pid)}
+                   for name, pid in (watch or {}).items()}
+        held = while_held() if while_held is not None else {}
         load = os.getloadavg()[0]
         # The tables close only once every process has its figures: one process's closing storm must
         # not delay another's last measurements.
@@ -541,6 +609,9 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         "actions_per_s": round(actions / elapsed, 1), "errors": sum(part["errors"] for part in played),
         "unfinished": sum(part["unfinished"] for part in played),
         "tables_not_opened": sum(part["not_opened"] for part in played),
+        "not_opened_why": dict(sum((Counter(part["not_opened_why"]) for part in played), Counter())),
+        "connections_held": sum(part["connections_held"] for part in played),
+        "think_s": list(pace.think), "processes": watched, "held": held,
         "p50_all_ms": ms(all_views, 50), "p99_all_ms": ms(all_views, 99),
         "p50_view_ms": ms(each_view, 50), "p99_view_ms": ms(each_view, 99),
         "server_processes": len(pids), "generator_processes": len(pipes),
@@ -607,6 +678,11 @@ def markdown(results: list[dict[str, Any]], command: str, uptime: str, replicas:
             f"| {r['server_cpu_ms_per_action']} | {r['server_cpu_share']} ({r['server_idle_cpu_share']}) "
             f"| {r['client_cpu_ms_per_action']} ({r['generator_processes']}) "
             f"| {r['errors']} | {r['load_avg_1m']} |")
+    unopened = [f"{r['tables_not_opened']} of {r['tables']} ({r.get('placement', 'spread')}, "
+                f"{r['server_processes']} replicas)" for r in results if r.get("tables_not_opened")]
+    if unopened:  # counted, not waited for: each was given its open timeout, then left out
+        lines += ["", "Tables that could not be opened (left out of the figures; median over the runs): "
+                  + "; ".join(unopened) + "."]
     lines += ["", *summary(results)]
     return "\n".join(lines) + "\n"
 

@@ -6,6 +6,8 @@ while it waited for the parent, so no pong went out). And the rows of its report
 
 from __future__ import annotations
 
+import asyncio
+
 from bench import load_human
 from server.cluster import Cluster
 
@@ -43,3 +45,42 @@ def test_the_report_has_one_row_per_replicas_tables_and_placement_in_order() -> 
     text = load_human.markdown(rows, "python -m bench.load --human --runs 2", "up", 2)
     assert text.startswith("## Load (human-paced)\n")
     assert "| 300 | spread | 1500 | 2 | 2 | 4000 | 200.0 | 2.0 | 50.0 | 40.0, 60.0 |" in text
+
+
+def test_the_report_names_the_tables_that_could_not_be_opened() -> None:
+    rows = load_human.median_rows([{**run_result(300, 1, "spread", 30.0), "tables_not_opened": 12}])
+    text = load_human.markdown(rows, "python -m bench.load --human", "up", 1)
+    assert "Tables that could not be opened (left out of the figures; median over the runs): " \
+           "12 of 300 (spread, 1 replicas)." in text
+    clean = load_human.median_rows([run_result(300, 1, "spread", 30.0)])
+    assert "could not be opened" not in load_human.markdown(clean, "python -m bench.load --human", "up", 1)
+
+
+class Pipe:
+    """The generator's end of its pipe to the parent: what it sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, object]] = []
+
+    def send(self, message: tuple[str, object]) -> None:
+        self.sent.append(message)
+
+
+async def test_tables_that_cannot_be_opened_are_counted_after_their_timeout_instead_of_waited_for() -> None:
+    # A balancer that accepts connections and never answers (one at its maxconn leaves them in its
+    # backlog): every table gives up after its open timeout, and the process says none opened.
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # until the client gives up
+        writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    pipe = Pipe()
+    try:
+        pace = load_human.Pace(open_timeout=0.5, source="127.0.0.2")
+        await load_human.generate(pipe, f"ws://127.0.0.1:{port}/ws", [0, 1, 2], 1, True, pace)  # type: ignore[arg-type]
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert len(pipe.sent) == 1 and pipe.sent[0][0] == "failed", pipe.sent
+    assert "no table opened" in str(pipe.sent[0][1]) and "TimeoutError" in str(pipe.sent[0][1]), pipe.sent

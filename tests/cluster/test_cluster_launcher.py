@@ -274,10 +274,40 @@ def test_the_balancer_holds_as_many_connections_as_the_open_file_limit_allows(cl
     assert machine_maxconn(20_000) == 9_900 and machine_maxconn(100_000) == 49_900
     assert machine_maxconn(150) == 1
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    assert open_file_limit() == (DESCRIPTOR_CAP if hard == resource.RLIM_INFINITY else min(DESCRIPTOR_CAP, hard))
+    unlimited = hard == resource.RLIM_INFINITY
+    assert open_file_limit() == (DESCRIPTOR_CAP if unlimited else min(DESCRIPTOR_CAP, hard))
     assert f"maxconn {machine_maxconn()}\n" in cluster.config_path.read_text()
     log = (cluster.directory / "haproxy.log").read_text()
     assert "FD limit" not in log and "maxconn" not in log, log  # HAProxy could raise its own limit
+
+
+def open_files(pid: int) -> tuple[int, int]:
+    """A process's (soft, hard) open-file limits, from /proc/<pid>/limits."""
+    line = next(line for line in Path(f"/proc/{pid}/limits").read_text().splitlines()
+                if line.startswith("Max open files"))
+    soft, hard = line.split()[3:5]
+    return int(soft), int(hard)
+
+
+def test_a_launcher_with_a_low_soft_limit_gives_its_replicas_and_balancer_the_whole_hard_limit(
+        tmp_path: Path) -> None:
+    # A shell's usual soft limit is 1,024: a replica that inherited it would refuse its 1,025th
+    # websocket, whatever HAProxy's maxconn. The launcher raises its own limit first; its children
+    # inherit it (server/cluster/fd_limits.py).
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, soft), hard))
+    try:
+        with Cluster(replicas=1, directory=tmp_path, server_args=["--log-level", "warning"]) as small:
+            raised = resource.getrlimit(resource.RLIMIT_NOFILE)
+            assert raised[0] == raised[1] or raised[0] == DESCRIPTOR_CAP, raised
+            replica_pid = small.replicas[0].pid
+            assert replica_pid is not None and open_files(replica_pid) == raised
+            assert small.haproxy is not None
+            # HAProxy sets its own limit from its maxconn: two per connection and a few of its own.
+            balancer_soft, _ = open_files(small.haproxy.pid)
+            assert 2 * machine_maxconn() < balancer_soft <= raised[1], (balancer_soft, raised)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
 
 def test_the_description_gives_each_server_the_command_line_that_starts_it_again(tmp_path: Path) -> None:

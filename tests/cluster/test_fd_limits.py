@@ -86,4 +86,5 @@ def test_this_process_ends_with_its_soft_limit_at_its_hard_limit() -> None:
         assert hard >= before_hard and soft >= before_soft
         assert soft == max(before_soft, min(hard, DESCRIPTOR_CAP, kernel_ceiling() or DESCRIPTOR_CAP))
     finally:  # the other tests of this process keep the limit they started with
-        resource.setrlimit(resource.RLIMIT_NOFILE, (before_soft, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (before_soft, hard))
