@@ -537,10 +537,10 @@ def run(url: str, tables: int, seconds: float, pids: list[int], payload: int, se
         pipes.append(here)
         workers.append(worker)
     try:
-        receive(pipes, "ready")
+        opened = sum(receive(pipes, "ready"))
         settled = settle(pids)
-        print(f"{time.strftime('%H:%M:%S')} {tables} tables open, server settled in {settled:.1f} s",
-              file=sys.stderr, flush=True)
+        print(f"{time.strftime('%H:%M:%S')} {opened} of {tables} tables open, "
+              f"server settled in {settled:.1f} s", file=sys.stderr, flush=True)
         # The server's background with every table open and nobody acting (lease renewals, presence
         # heartbeats...): it grows with the tables, not with the actions.
         idle_before = [cpu_seconds(pid) for pid in pids]
