@@ -14,8 +14,6 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg.templat
 BALANCE_CHOICES = ("leastconn", "roundrobin")
 # Descriptors HAProxy keeps for itself (its listener, the health checks, the stats socket, logs).
 RESERVED_DESCRIPTORS = 200
-# docker-compose.yml's balancer runs in a container whose limit is not known here.
-COMPOSE_MAXCONN = 8000
 
 
 def open_file_limit() -> int:
@@ -51,9 +49,12 @@ class Backend:
 
 
 def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastconn",
-                  maxconn: int = COMPOSE_MAXCONN,
+                  maxconn: int | None = None,
                   stats_socket: Path | None = None, template: Path = TEMPLATE) -> str:
-    """The configuration text: listen on `bind` (`host:port`), check and balance over `backends`."""
+    """The configuration text: listen on `bind` (`host:port`), check and balance over `backends`;
+    at most `maxconn` connections, or (None) as many as HAProxy's own open-file limit allows, its
+    descriptors capped at `fd_limits.DESCRIPTOR_CAP` (for a balancer whose limit is not known here:
+    docker-compose.yml's container)."""
     if balance not in BALANCE_CHOICES:
         raise ValueError(f"balance must be one of {BALANCE_CHOICES}")
     if not backends:
@@ -64,12 +65,14 @@ def render_config(bind: str, backends: Sequence[Backend], balance: str = "leastc
         f"    server {backend.name} {backend.address} track replicas/{backend.name}"
         for backend in backends)
     socket = f"    stats socket {stats_socket} mode 600 level user" if stats_socket is not None else ""
+    limits = f"    maxconn {maxconn}" if maxconn is not None else f"    fd-hard-limit {DESCRIPTOR_CAP}"
     return Template(template.read_text()).substitute(
-        bind=bind, servers=servers, room_servers=room_servers, balance=balance, maxconn=maxconn,
+        bind=bind, servers=servers, room_servers=room_servers, balance=balance, limits=limits,
         stats_socket=socket)
 
 
 def compose_config(replicas: int = 3) -> str:
-    """The rendering for docker-compose.yml: services `server1`..`serverN` on port 8765."""
+    """The rendering for docker-compose.yml: services `server1`..`serverN` on port 8765; HAProxy
+    derives its `maxconn` from the container's open-file limit (docker-compose.yml's `ulimits`)."""
     return render_config("*:8765", [Backend(f"r{number}", f"server{number}", 8765)
                                     for number in range(1, replicas + 1)])

@@ -21,11 +21,11 @@ from websockets.exceptions import ConnectionClosed
 
 from server.bots import get_bot
 from server.client import WhistClient, room_url
-from server.cluster import Cluster, compose_config
+from server.cluster import Backend, Cluster, compose_config, render_config
 from server.cluster.__main__ import archive_args
 from server.cluster.fd_limits import DESCRIPTOR_CAP
 from server.cluster.haproxy import machine_maxconn, open_file_limit
-from server.cluster.processes import HAPROXY, http_json, pid_alive, wait_until
+from server.cluster.processes import HAPROXY, free_port, http_json, pid_alive, wait_until
 from server.store.keys import Keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,6 +174,45 @@ def test_the_compose_configuration_is_the_template_rendered() -> None:
     # The replicas archive to the PostgreSQL service (the image turns WHIST_ARCHIVE into --archive).
     assert "postgres:" in compose and compose.count("WHIST_ARCHIVE: postgresql://") == 3
     assert '${WHIST_ARCHIVE:+--archive \\"$WHIST_ARCHIVE\\"}' in (ROOT / "Dockerfile").read_text()
+
+
+def test_a_balancer_without_a_given_maxconn_derives_it_from_its_own_open_file_limit(tmp_path: Path) -> None:
+    # docker-compose.yml's rendering: the container's limit is not known when it is rendered, so
+    # HAProxy derives maxconn itself (fd-hard-limit only caps a huge limit). Run here under 4,000.
+    text = compose_config()
+    assert "fd-hard-limit " in text and "\n    maxconn " not in text
+    stats = tmp_path / "haproxy.sock"
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(render_config(f"127.0.0.1:{free_port()}", [Backend("r1", "127.0.0.1", free_port())],
+                                    stats_socket=stats))
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (4000, 4000))
+
+    with (tmp_path / "haproxy.log").open("wb") as log:
+        balancer = subprocess.Popen([HAPROXY, "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT,
+                                    preexec_fn=low_limit)
+    try:
+        wait_until(stats.exists, 30, "haproxy's stats socket", balancer)
+        info = wait_until(lambda: show_info(stats), 30, "show info", balancer)
+    finally:
+        balancer.terminate()
+        balancer.wait(15)
+    assert 3900 < int(info["Ulimit-n"]) <= 4000 and 1900 < int(info["Maxconn"]) < 2000, info
+
+
+def show_info(stats: Path) -> dict[str, str]:
+    """HAProxy's `show info`, as a dict."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as connection:
+        connection.settimeout(5)
+        connection.connect(str(stats))
+        connection.sendall(b"show info\n")
+        data = b""
+        while chunk := connection.recv(65536):
+            data += chunk
+    return dict(line.split(": ", 1) for line in data.decode().splitlines() if ": " in line)
 
 
 def test_every_replica_archives_where_the_cluster_says(monkeypatch: pytest.MonkeyPatch,
