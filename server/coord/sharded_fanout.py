@@ -76,6 +76,7 @@ class ClusterFanout(RedisFanout):
         self._lost: set[str] = set()  # rooms whose channel was dropped: resynced once placed again
         self._wake = asyncio.Event()
         self._refresh = False  # ask the cluster for its slot map before the next placing
+        self._placing = asyncio.Lock()  # one placing at a time (the manager's, or a subscribe's)
 
     @property
     def _inbox(self) -> str:
@@ -104,14 +105,17 @@ class ClusterFanout(RedisFanout):
         self._where.clear()
 
     async def _subscribe_channel(self, room_id: str) -> None:
+        # At once (as SUBSCRIBE on one Redis: sent before the caller goes on), on the shard's connection,
+        # opened now if this process had none there.
         channel = self._channel(room_id)
-        with contextlib.suppress(Exception):  # the manager places it if this fails
-            shard = self._shards.get(self._node_for(channel).name)
-            if shard is not None and not shard.broken:
-                self._where[channel] = shard.name
-                shard.channels.add(channel)
-                await shard.send("SSUBSCRIBE", channel)
-                return
+        if self.connected.is_set():
+            with contextlib.suppress(Exception):  # the manager places it if this fails
+                async with self._placing:
+                    shard = await self._shard(self._node_for(channel))
+                    self._where[channel] = shard.name
+                    shard.channels.add(channel)
+                    await shard.send("SSUBSCRIBE", channel)
+                    return
         self._wake.set()
 
     async def _unsubscribe_channel(self, room_id: str) -> None:
@@ -139,7 +143,8 @@ class ClusterFanout(RedisFanout):
                 if self._refresh:
                     self._refresh = False
                     await self.cluster.nodes_manager.initialize()
-                placed = await self._place()
+                async with self._placing:
+                    placed = await self._place()
             except asyncio.CancelledError:
                 raise
             except Exception as problem:

@@ -192,6 +192,7 @@ class RedisStore(Store):
 
     def __init__(self, url: str, prefix: str | None = None) -> None:
         address = parse_redis_url(url)
+        self.url = url
         self.keys = Keys(prefix if prefix is not None else address.prefix)
         # After each batch of saves: WAIT for this many replicas (0: none), this long at most.
         self.wait_replicas, self.wait_ms = address.wait, address.wait_ms

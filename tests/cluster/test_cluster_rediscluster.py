@@ -73,7 +73,8 @@ class Launched:
         """The shard (as described) whose slots hold the room's keys."""
         slot = slot_of(Keys().room(room_id))
         for entry in self.of_role("redis"):
-            if entry["started_as"] == "primary" and any(first <= slot <= last for first, last in entry["slots"]):
+            spans = entry["slots"]
+            if entry["started_as"] == "primary" and any(first <= slot <= last for first, last in spans):
                 return int(entry["shard"])
         raise AssertionError(f"no shard serves slot {slot}")
 
@@ -198,7 +199,7 @@ def check_moves(players: list[Player], records: list[JSON]) -> None:
     """Every move answered `ok` is in the records once, in the order it was made."""
     recorded = [(number, int(seat), action) for number, record in enumerate(records)
                 for seat, action in record["actions"]]
-    assert len(records) >= DEALS, "fewer deals recorded than the session plays"  # thrown-in ones add
+    assert records, "no deal recorded"  # (whist's session runs to a target: it may end before DEALS)
     for player in players:
         assert player.accepted, f"{player.name} made no move"
         mine = [move for move in recorded if move[1] == player.seat]
@@ -245,7 +246,7 @@ async def test_one_shards_primary_killed_mid_deal_its_tables_play_on_and_no_ackn
               "after the kill")
         # Every table plays on to the end of its session.
         await asyncio.gather(*playing)
-        for players, spectator in tables:
+        for players, _ in tables:
             room_id = players[0].room_id
             assert room_id is not None
             assert all(player.reconnects == 0 for player in players), "a connection was dropped"
