@@ -32,6 +32,7 @@ import pytest
 from bench.cluster_players import Player, acted, cards_played, cards_seen, hidden_card_leaks, records_of
 from server.client import WhistClient
 from server.cluster.processes import wait_until
+from server.cluster.rediscluster import BUS_OFFSET, cluster_port, parse_cluster_nodes
 from server.rules import ruleset_names
 from server.store.keys import Keys
 from server.store.redis import RedisStore
@@ -100,6 +101,24 @@ def launched(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launched]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+
+
+def test_the_layout_of_cluster_nodes_names_each_nodes_role_and_shard() -> None:
+    nodes = {  # CLUSTER NODES as redis-py reads it; the first primary (by slots) is shard 0
+        "127.0.0.1:7002@17002": {"node_id": "b", "flags": "master", "master_id": "-",
+                                 "slots": [["8192", "16383"]]},
+        "127.0.0.1:7001@17001": {"node_id": "a", "flags": "myself,master", "master_id": "-",
+                                 "slots": [["0", "8191"]]},
+        "127.0.0.1:7003@17003": {"node_id": "c", "flags": "slave", "master_id": "b", "slots": []},
+        "127.0.0.1:7004@17004": {"node_id": "d", "flags": "master,fail", "master_id": "-", "slots": []},
+    }
+    layout = parse_cluster_nodes(nodes)
+    assert layout[7001] == {"node_id": "a", "role": "primary", "shard": 0, "slots": [[0, 8191]],
+                            "failed": False}
+    assert layout[7002]["shard"] == 1 and layout[7003]["role"] == "replica"
+    assert layout[7003]["shard"] == 1 and layout[7003]["slots"] == [[8192, 16383]], "its primary's"
+    assert layout[7004]["failed"] and layout[7004]["shard"] is None
+    assert cluster_port() + BUS_OFFSET <= 65535
 
 
 def test_the_description_names_every_redis_node_with_its_shard(launched: Launched) -> None:
