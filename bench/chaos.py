@@ -1,4 +1,5 @@
-"""Chaos: `python -m server.cluster --redis sentinel` with three server replicas, human-paced
+"""Chaos: `python -m server.cluster --redis sentinel` (or `--redis cluster`: a Redis Cluster, one
+shard's primary killed) with three server replicas, human-paced
 tables through the balancer and bots-only tables watched by a spectator, while server replicas are
 SIGKILLed and started again, the Redis primary is SIGKILLed once and one server replica is cut off
 for a while; then a history check over everything every client was told.
@@ -787,6 +788,13 @@ class Options:
     log_level: str = "warning"  # the server replicas'
 
 
+# How the run's Redis was started, and whose primary it kills (the report's words).
+TOPOLOGY_FLAGS = {"sentinel": "--redis sentinel --redis-replicas 2", "cluster": "--redis cluster"}
+KILLED_PRIMARY = {"sentinel": "the Redis primary the sentinels name",
+                  "cluster": "the primary of one shard of the Redis Cluster (three primaries, one replica "
+                             "each)"}
+
+
 def progress(line: str) -> None:
     """A line on stderr, while the run goes."""
     print(line, file=sys.stderr, flush=True)
@@ -893,7 +901,8 @@ def report(options: Options, tables: list[Table], checks: list[JSON], chaos: Cha
     pauses = [check["longest_pause_s"] for check in checks]
     human = [check for check, table in zip(checks, tables, strict=True) if not table.bots_only]
     return {
-        "seconds": round(end - began, 1), "tables": options.tables, "bot_tables": options.bot_tables,
+        "seconds": round(end - began, 1), "redis": options.redis, "tables": options.tables,
+        "bot_tables": options.bot_tables,
         "think_s": list(options.think), "uptime_at_start": uptime, "logs": str(directory),
         "moves_recorded": sum(check["moves"] for check in checks),
         "moves_acknowledged": sum(check["acknowledged"] for check in checks),
@@ -927,14 +936,16 @@ def markdown(result: JSON, command: str) -> str:
     lines = [
         "## Chaos", "",
         f"`{command}` (bench/chaos.py; its short twin is `tests/bench/test_chaos.py`): "
-        "`python -m server.cluster --redis sentinel --redis-replicas 2 --replicas 3` started through its "
+        f"`python -m server.cluster {TOPOLOGY_FLAGS[result.get('redis', 'sentinel')]} --replicas 3` started "
+        "through its "
         "`--describe` file, human-paced tables of four players through the balancer (each thinks "
         f"{result['think_s'][0]:g}-{result['think_s'][1]:g} s, reconnects through the balancer and resumes "
         "its seat after a drop, retries after `store_unavailable`) and bots-only tables watched by a "
         "spectator (half the human tables name their room, `/ws?room=<id>`; half the bots-only tables are "
         "created on the replica the cut will cut off); a random server replica SIGKILLed and started "
-        "again with its described command line every kill interval, the Redis primary the sentinels name "
-        "SIGKILLed once (started again: it rejoins as a replica), one server replica cut off from Redis "
+        "again with its described command line every kill interval, "
+        f"{KILLED_PRIMARY[result.get('redis', 'sentinel')]} SIGKILLed once (started again: it rejoins as "
+        "a replica), one server replica cut off from Redis "
         f"({result['cut_how']}) for {result['cut_seconds']:g} s. Then the history check over every frame "
         "every client received (bench/chaos.py's docstring).", "",
         f"Host at the start: `{result['uptime_at_start']}`.", "",
