@@ -547,6 +547,19 @@ class RedisStore(Store):
         return not isinstance(replies[0], Exception) and isinstance(replies[1], int) \
             and replies[1] >= self.wait_replicas
 
+    async def old_key_names(self) -> bool:
+        """A look at the keys an older server wrote: the lobby, or a room of the rooms set, under its
+        old name (`<prefix>lobby`, `<prefix>room:<id>`) and not under its new one."""
+        old = self.keys.prefix
+        if await self.redis.exists(f"{old}lobby"):
+            return True
+        found = await self.redis.srandmember(self.keys.rooms)
+        if found is None:
+            return False
+        room_id = found.decode() if isinstance(found, bytes) else str(found)
+        return bool(await self.redis.exists(f"{old}room:{room_id}")) and \
+            not await self.redis.exists(self.keys.room(room_id))
+
     async def delete_everything(self) -> int:
         """Delete every key under this store's prefix (never the whole database). For tests."""
         deleted = 0

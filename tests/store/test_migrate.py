@@ -82,6 +82,11 @@ async def test_in_place_on_one_redis_every_old_key_is_renamed_once(redis_url: st
                                                                    ) -> None:
     url = f"{redis_url}?prefix={redis_cleanup}"
     await write_old_store(url, redis_cleanup)
+    before = RedisStore(url)
+    try:
+        assert await before.old_key_names(), "the server would log that the store needs migrating"
+    finally:
+        await before.close()
     dry = await migrate(url, dry_run=True)
     assert len(dry.renamed) == 7
     report = await migrate(url)
@@ -93,6 +98,7 @@ async def test_in_place_on_one_redis_every_old_key_is_renamed_once(redis_url: st
     assert again.renamed == [] and again.copied == 0, "a second run does nothing"
     store = RedisStore(url)
     try:
+        assert not await store.old_key_names()
         await check_migrated(store)
     finally:
         await store.close()
