@@ -218,6 +218,9 @@ class RedisStore(Store):
         # Cluster: index writes (room id -> (version, lobby JSON or None for "unchanged", new room))
         # that failed after their save committed, sent again with the next batch.
         self._unindexed: dict[str, tuple[int, str | None, bool]] = {}
+        # Cluster: node name -> replicas its primary had attached at its last ROLE (at most the wait).
+        self._attached: dict[str, int] = {}
+        self._asked: dict[str, int] = {}  # node name -> the replicas its last WAIT asked for
         # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
         # one write and one read for the batch instead of one round trip each. Each save is still its
         # own Lua script, atomic on its own (a room has at most one save in flight: its lock).
@@ -319,8 +322,7 @@ class RedisStore(Store):
         conflict) or [written, version, replicas confirmed, replicas wanted]: `wait_replicas`, or
         fewer when its shard's primary has fewer replicas attached (ROLE)."""
         assert isinstance(self._saves, ClusterLeanPipeline)
-        tail: list[tuple[Any, ...]] = [("WAIT", self.wait_replicas, self.wait_ms), ("ROLE",)] \
-            if self.wait_replicas else []
+        tail = self._wait_tail if self.wait_replicas else ()
         commands = [("EVALSHA", self._save_sha, len(save.keys), *save.keys, *save.args) for save in batch]
         results, tails = await self._saves.run_with_tail(commands, tail)
         missing = [index for index, result in enumerate(results) if isinstance(result, NoScriptError)]
@@ -346,16 +348,29 @@ class RedisStore(Store):
             await self._write_indexes(index_writes)
         return answers
 
-    def _confirmed(self, tail_replies: list[Any]) -> list[int]:
+    def _wait_tail(self, node: str) -> list[tuple[Any, ...]]:
+        """What follows a node's share of a batch: `WAIT` for as many replicas as the node had attached
+        at its last `ROLE` (at most `wait_replicas`: a WAIT for a replica that is not there would hold
+        every save of the node for `wait_ms`), then `ROLE` again."""
+        asked = self._asked[node] = self._attached.get(node, self.wait_replicas)
+        return [("WAIT", asked, self.wait_ms), ("ROLE",)]
+
+    def _confirmed(self, tail: tuple[str, list[Any]]) -> list[int]:
         """[replicas that confirmed, replicas wanted] from a node's `WAIT` and `ROLE` answers ([] without
-        WAIT)."""
+        WAIT): as many as the primary has attached (ROLE) and the WAIT asked for, at most
+        `wait_replicas`."""
         if not self.wait_replicas:
             return []
-        waited, role = [*tail_replies, None, None][:2]
+        node, replies = tail
+        waited, role = [*replies, None, None][:2]
         confirmed = 0 if not isinstance(waited, int) else waited
-        attached = len(role[2]) if isinstance(role, list) and len(role) > 2 and isinstance(role[2], list) \
-            else self.wait_replicas
-        return [confirmed, min(self.wait_replicas, attached)]
+        if isinstance(role, list) and len(role) > 2 and isinstance(role[2], list):
+            attached = min(self.wait_replicas, len(role[2]))
+            self._attached[node] = attached
+        else:
+            attached = self.wait_replicas
+        # No more than the WAIT asked for: a replica that attached meanwhile is asked for next time.
+        return [confirmed, min(attached, self._asked.get(node, self.wait_replicas))]
 
     async def _write_indexes(self, writes: dict[str, tuple[int, str | None, bool]]) -> None:
         """The lobby index and the rooms set of a cluster, after the saves (one pipeline per node). A
@@ -530,9 +545,8 @@ class RedisStore(Store):
         if isinstance(self._saves, ClusterLeanPipeline):
             probe = self.keys.room_probe(room_id) if room_id is not None else self.keys.replication_probe
             try:
-                replies, tails = await self._saves.run_with_tail(
-                    [("SET", probe, "1", "PX", 60_000)],
-                    [("WAIT", self.wait_replicas, self.wait_ms), ("ROLE",)])
+                replies, tails = await self._saves.run_with_tail([("SET", probe, "1", "PX", 60_000)],
+                                                                 self._wait_tail)
             except Exception:
                 return False
             if isinstance(replies[0], Exception):

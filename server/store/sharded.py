@@ -9,13 +9,14 @@ that fails (its connection drops or times out) fails only its own commands: each
 map is asked for again before the next batch (the node may have been replaced by its replica).
 
 `tail` commands (`WAIT`, `ROLE`) are sent after each node's share of the batch, on the same
-connection: `run_with_tail` gives each command the tail's answers of its own node.
+connection (`tail` may be a function of the node's name: a tail of its own for each node):
+`run_with_tail` gives each command its node's name and that node's answers to its tail.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import hiredis
@@ -32,6 +33,8 @@ from .lean_pipeline import Command, LeanPipeline
 # A batch's commands that answered MOVED (or ASK, TRYAGAIN: the slot is moving) are sent again at most
 # this many times, the slot map asked for again before each.
 MOVED_RETRIES = 3
+
+Tail = Sequence[Command] | Callable[[str], Sequence[Command]]
 
 
 def command_key(command: Command) -> str | bytes | None:
@@ -71,14 +74,14 @@ class ClusterLeanPipeline:
         replies, _ = await self.run_with_tail(commands, ())
         return replies
 
-    async def run_with_tail(self, commands: Sequence[Command], tail: Sequence[Command]
-                            ) -> tuple[list[Any], list[list[Any]]]:
-        """(each command's reply, each command's node's replies to `tail`)."""
+    async def run_with_tail(self, commands: Sequence[Command], tail: Tail
+                            ) -> tuple[list[Any], list[tuple[str, list[Any]]]]:
+        """(each command's reply, (its node's name, that node's replies to `tail`) of each command)."""
         if not commands:
             return [], []
         await self._ready()
         replies: list[Any] = [None] * len(commands)
-        tails: list[list[Any]] = [[] for _ in commands]
+        tails: list[tuple[str, list[Any]]] = [("", []) for _ in commands]
         pending = list(range(len(commands)))
         for attempt in range(MOVED_RETRIES + 1):
             groups: dict[str, tuple[ClusterNode, list[int]]] = {}
@@ -86,18 +89,19 @@ class ClusterLeanPipeline:
                 node = self._node_of(commands[index])
                 groups.setdefault(node.name, (node, []))[1].append(index)
             outcomes = await asyncio.gather(*(
-                self._lane(node).run([commands[index] for index in indexes], tail)
+                self._lane(node).run([commands[index] for index in indexes],
+                                     tail(node.name) if callable(tail) else tail)
                 for node, indexes in groups.values()))
             moved = []
-            for (_, indexes), outcome in zip(groups.values(), outcomes, strict=True):
+            for (node, indexes), outcome in zip(groups.values(), outcomes, strict=True):
                 if isinstance(outcome, BaseException):
                     self._refresh = True
                     for index in indexes:
-                        replies[index] = outcome
+                        replies[index], tails[index] = outcome, (node.name, [])
                     continue
                 answers, tail_answers = outcome
                 for index, answer in zip(indexes, answers, strict=True):
-                    replies[index], tails[index] = answer, tail_answers
+                    replies[index], tails[index] = answer, (node.name, tail_answers)
                     if isinstance(answer, MovedError | AskError | TryAgainError) and attempt < MOVED_RETRIES:
                         moved.append(index)
             if not moved:

@@ -32,7 +32,8 @@ async def test_a_batch_over_every_shard_comes_back_in_order_with_its_nodes_tails
             ["OK"] * len(keys)
         replies, tails = await pipeline.run_with_tail([("GET", key) for key in keys], [("ROLE",)])
         assert replies == [str(number) for number in range(len(keys))]
-        assert all(tail[0][0] == "master" for tail in tails), "ROLE answered by each key's primary"
+        assert all(replies[0][0] == "master" for _, replies in tails), "ROLE answered by each key's primary"
+        assert {node for node, _ in tails} == nodes
     finally:
         await client.aclose()
 
