@@ -176,6 +176,14 @@ return 1
 """
 
 
+def _acknowledged(replica: Any) -> bool:
+    """Whether a replica of `ROLE`'s list ([host, port, offset]) acknowledged some offset."""
+    if not isinstance(replica, list) or len(replica) < 3:
+        return False
+    offset = replica[2].decode() if isinstance(replica[2], bytes) else str(replica[2])
+    return offset.isdigit() and int(offset) > 0
+
+
 @dataclass(slots=True)
 class _PendingSave:
     """One save waiting for the next pipeline: its keys, its script arguments, who waits."""
@@ -365,7 +373,9 @@ class RedisStore(Store):
         waited, role = [*replies, None, None][:2]
         confirmed = 0 if not isinstance(waited, int) else waited
         if isinstance(role, list) and len(role) > 2 and isinstance(role[2], list):
-            attached = min(self.wait_replicas, len(role[2]))
+            # A replica still in its first sync has acknowledged no offset yet: not counted until it has.
+            in_step = sum(1 for replica in role[2] if _acknowledged(replica))
+            attached = min(self.wait_replicas, in_step)
             self._attached[node] = attached
         else:
             attached = self.wait_replicas
