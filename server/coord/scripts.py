@@ -79,8 +79,12 @@ class PipelinedScript:
         results = await self._pipeline(calls)
         missing = [index for index, result in enumerate(results) if isinstance(result, NoScriptError)]
         if missing:
-            self.sha = str(await self.redis.script_load(self.text))
-            again = await self._pipeline([calls[index] for index in missing])
+            if self.clustered:  # EVAL on the calls' own nodes runs and caches it (a primary may be away)
+                again = await self._lean.run([("EVAL", self.text, len(calls[index][0]), *calls[index][0],
+                                               *calls[index][1]) for index in missing])
+            else:
+                self.sha = str(await self.redis.script_load(self.text))
+                again = await self._pipeline([calls[index] for index in missing])
             for index, result in zip(missing, again, strict=True):
                 results[index] = result
         for result in results:

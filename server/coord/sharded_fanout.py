@@ -138,6 +138,7 @@ class ClusterFanout(RedisFanout):
         delay = self.retry_delay
         checked = time.monotonic()
         while True:
+            self._wake.clear()  # before placing: a wake-up meanwhile (a shard dropped) is not lost
             try:
                 await self.cluster.initialize()
                 if self._refresh:
@@ -161,7 +162,6 @@ class ClusterFanout(RedisFanout):
                 self.connected.clear()
                 timeout = delay
                 delay = min(self.max_retry_delay, delay * 2)
-            self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
             if time.monotonic() - checked >= self.check_interval:

@@ -335,10 +335,11 @@ class RedisStore(Store):
         results, tails = await self._saves.run_with_tail(commands, tail)
         missing = [index for index, result in enumerate(results) if isinstance(result, NoScriptError)]
         if missing:
-            # A node without the script (restarted, or a replica promoted): load it everywhere, again.
-            self._save_sha = str(await self.redis.script_load(self._save_text))
+            # A node without the script (restarted, or a replica promoted): EVAL, on the saves' own
+            # nodes only, runs it and caches it there (a SCRIPT LOAD to every primary would fail while
+            # one is away).
             again, tails_again = await self._saves.run_with_tail(
-                [("EVALSHA", self._save_sha, *commands[index][2:]) for index in missing], tail)
+                [("EVAL", self._save_text, *commands[index][2:]) for index in missing], tail)
             for index, result, tail_replies in zip(missing, again, tails_again, strict=True):
                 results[index], tails[index] = result, tail_replies
         answers: list[Any] = []
@@ -397,9 +398,12 @@ class RedisStore(Store):
                                  self.keys.lobby_versions, room_id, version, entry))
                 owners.append(room_id)
         replies = await self._saves.run(commands)
-        if any(isinstance(reply, NoScriptError) for reply in replies):
-            await self.redis.script_load(_LOBBY_INDEX_SCRIPT)
-            replies = await self._saves.run(commands)
+        lost = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if lost:  # the index's node lost its script cache: EVAL there (as the saves above)
+            again = await self._saves.run([("EVAL", _LOBBY_INDEX_SCRIPT, *commands[index][2:])
+                                           for index in lost])
+            for index, reply in zip(lost, again, strict=True):
+                replies[index] = reply
         for room_id, reply in zip(owners, replies, strict=True):
             if isinstance(reply, Exception):
                 self._unindexed[room_id] = writes[room_id]

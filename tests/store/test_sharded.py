@@ -1,11 +1,14 @@
 """Lean pipelines on a Redis Cluster (server/store/sharded.py), on the test session's own cluster: a
 batch split by node and answered in order, each node's tail answers given to its commands, a stale
-slot map (MOVED) mended and the commands sent again, and the client's kind picking the pipeline."""
+slot map (MOVED) mended and the commands sent again, scripts a node lost run again there (EVAL), and
+the client's kind picking the pipeline."""
 
 from __future__ import annotations
 
+from server.coord import redis_coordination
 from server.store.connect import redis_client
 from server.store.lean_pipeline import LeanPipeline
+from server.store.redis import RedisStore
 from server.store.sharded import ClusterLeanPipeline, command_key, is_cluster, lean_pipeline, slot_of
 
 
@@ -59,3 +62,22 @@ async def test_a_stale_slot_map_is_mended_and_the_moved_commands_sent_again(
 def test_one_redis_keeps_the_plain_lean_pipeline(redis_url: str) -> None:
     client = redis_client(redis_url, decode_responses=True, max_connections=2, pool_timeout=5)
     assert isinstance(lean_pipeline(client), LeanPipeline) and not is_cluster(client)
+
+
+async def test_after_every_primary_lost_its_scripts_saves_indexes_and_passes_run_again(
+        redis_cluster_url: str, redis_cluster_cleanup: str) -> None:
+    # (The session's own cluster: flushing its script caches touches no other test run.)
+    store = RedisStore(redis_cluster_url, prefix=redis_cluster_cleanup)
+    coord = redis_coordination(redis_cluster_url, "A", prefix=redis_cluster_cleanup)
+    try:
+        await store.save("r1", {"n": 1}, 0, [], {"room_id": "r1"})
+        rooms = [f"r{number}" for number in range(20)]
+        assert all((await coord.leases._take_many(rooms)).values())  # type: ignore[attr-defined]
+        await store.redis.script_flush()  # every primary: each answers NOSCRIPT from now on
+        assert await store.save("r1", {"n": 2}, 1, [{"t": "a"}], {"room_id": "r1", "name": "x"}) == 2
+        assert await store.lobby() == {"r1": {"room_id": "r1", "name": "x"}}, "the index script ran too"
+        await coord.redis.script_flush()
+        assert all((await coord.leases._renew(rooms)).values())  # type: ignore[attr-defined]
+    finally:
+        await coord.close()
+        await store.close()
