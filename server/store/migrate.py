@@ -16,6 +16,13 @@ write their own); on a Redis Cluster each room hash also gets its lobby line (`l
 save script keeps it) and the lobby index its versions. A key already under its new name is left as it
 is (a migration run twice does nothing the second time); a new name that exists already at the
 destination is not overwritten (reported). Run it with every server process stopped.
+
+`python -m server.store.migrate --reindex redis-cluster://...` rebuilds a Redis Cluster's global
+indexes from the rooms themselves (their hashes hold the truth there): every room hash without an
+expiry (not retained after its archiving) in the `rooms` set, and each room's own lobby line (its
+`lobby` field) in the lobby index, version-guarded as the saves write it. For an index that a process
+which died between a save and its index write left behind (docs/scaling.md, "Redis Cluster"); safe
+while servers run (a newer line written meanwhile wins).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import Any
 
 from .connect import parse_redis_url, redis_client
 from .keys import Keys
+from .redis import LOBBY_INDEX_SCRIPT
 
 # Old name (after the prefix) -> new name; the first pattern that matches wins.
 _RENAMES = [
@@ -148,16 +156,54 @@ async def _index_lobby(target: Any, keys: Keys) -> None:
         await target.hset(keys.lobby_versions, room_id, int(version or 0))
 
 
+async def reindex(url: str) -> dict[str, int]:
+    """Rebuild a Redis Cluster's `rooms` set and lobby index from the room hashes (see the module
+    docstring): how many rooms were found, put in the rooms set, and given their lobby line."""
+    address = parse_redis_url(url)
+    if not address.cluster:
+        raise ValueError("--reindex is for a Redis Cluster (on one Redis the save writes the indexes itself)")
+    keys = Keys(address.prefix)
+    head = keys.room_tag("")[:-1]  # `<prefix>{room:`
+    client = redis_client(address, decode_responses=True, max_connections=4, pool_timeout=10)
+    counts = {"rooms": 0, "indexed": 0, "listed": 0}
+    try:
+        async for key in client.scan_iter(match=f"{head}*", count=500, _type="HASH"):
+            if not key.endswith("}") or "}" in key[len(head):-1]:
+                continue  # a room's other hashes (`...}:players`)
+            room_id = key[len(head):-1]
+            version, line = await client.hmget(key, ["version", "lobby"])
+            if version is None:
+                continue
+            counts["rooms"] += 1
+            if int(await client.pttl(key)) < 0:  # no expiry: not retained after its archiving
+                await client.sadd(keys.rooms, room_id)
+                counts["indexed"] += 1
+            if line is not None:
+                await client.eval(LOBBY_INDEX_SCRIPT, 2, keys.lobby, keys.lobby_versions, room_id,
+                                  int(version), line)
+                counts["listed"] += 1 if line else 0
+    finally:
+        await client.aclose()
+    return counts
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line."""
     parser = argparse.ArgumentParser(prog="python -m server.store.migrate",
                                      description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--from", dest="source", required=True, metavar="URL",
+    parser.add_argument("--from", dest="source", default=None, metavar="URL",
                         help="the store written under the old names: redis://HOST:PORT/DB[?prefix=P]")
     parser.add_argument("--to", dest="target", default=None, metavar="URL",
                         help="copy there (e.g. redis-cluster://HOST:PORT,...) instead of renaming in place")
     parser.add_argument("--dry-run", action="store_true", help="say what would be done, change nothing")
+    parser.add_argument("--reindex", default=None, metavar="URL",
+                        help="rebuild a Redis Cluster's rooms set and lobby index from its rooms")
     args = parser.parse_args(argv)
+    if args.reindex is not None:
+        print(json.dumps(asyncio.run(reindex(args.reindex))))
+        return 0
+    if args.source is None:
+        parser.error("--from URL (or --reindex URL) is required")
     report = asyncio.run(migrate(args.source, args.target, args.dry_run))
     print(json.dumps({"summary": report.summary(), "renamed": len(report.renamed), "copied": report.copied,
                       "clashes": report.clashes, "dry_run": args.dry_run}))

@@ -98,7 +98,7 @@ return {1, version, changed, new}
 # The lobby index of a Redis Cluster (one slot: the lobby and its versions). KEYS: lobby hash, lobby
 # versions hash. ARGV: room id, version, lobby JSON ("" removes the entry). Written only if no newer
 # version of the room's line is there already. 1 if written.
-_LOBBY_INDEX_SCRIPT = """
+LOBBY_INDEX_SCRIPT = """
 local known = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 if known >= tonumber(ARGV[2]) then
   return 0
@@ -221,7 +221,7 @@ class RedisStore(Store):
         self._retain_script = self.redis.register_script(_RETAIN_ROOM_SCRIPT if self.clustered
                                                          else _RETAIN_SCRIPT)
         self._persist_script = self.redis.register_script(_PERSIST_SCRIPT)
-        self._lobby_index_script = self.redis.register_script(_LOBBY_INDEX_SCRIPT)
+        self._lobby_index_script = self.redis.register_script(LOBBY_INDEX_SCRIPT)
         self._saves = lean_pipeline(self.redis, SAVE_CONNECTIONS)
         # Cluster: index writes (room id -> (version, lobby JSON or None for "unchanged", new room))
         # that failed after their save committed, sent again with the next batch.
@@ -400,7 +400,7 @@ class RedisStore(Store):
         replies = await self._saves.run(commands)
         lost = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
         if lost:  # the index's node lost its script cache: EVAL there (as the saves above)
-            again = await self._saves.run([("EVAL", _LOBBY_INDEX_SCRIPT, *commands[index][2:])
+            again = await self._saves.run([("EVAL", LOBBY_INDEX_SCRIPT, *commands[index][2:])
                                            for index in lost])
             for index, reply in zip(lost, again, strict=True):
                 replies[index] = reply

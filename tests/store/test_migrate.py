@@ -128,3 +128,34 @@ async def test_copied_to_a_redis_cluster_the_rooms_play_on_there(
         await check_migrated(store)
     finally:
         await store.close()
+
+
+async def test_reindex_rebuilds_a_clusters_rooms_set_and_lobby_from_the_rooms(
+        redis_cluster_url: str, redis_cluster_cleanup: str) -> None:
+    url = f"{redis_cluster_url}?prefix={redis_cluster_cleanup}"
+    store = RedisStore(url)
+    try:
+        await store.save("listed", {"n": 1}, 0, [], {"room_id": "listed", "created_at": 1})
+        await store.save("listed", {"n": 2}, 1, [], {"room_id": "listed", "created_at": 2})
+        await store.save("unlisted", {"n": 1}, 0, [], None)
+        await store.save("archived", {"n": 1}, 0, [], None)
+        assert await store.retain("archived", 1, 600)
+        await store.credit_seat("listed", 0, "player")  # a room's other hash: not a room
+        lobby, rooms = await store.lobby(), await store.room_ids()
+        assert rooms == ["listed", "unlisted"]
+        # As if the processes that wrote them had died before their index writes.
+        await store.redis.delete(store.keys.rooms, store.keys.lobby, store.keys.lobby_versions)
+        assert await store.lobby() == {} and await store.room_ids() == []
+        command = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.store.migrate", "--reindex", url, cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE)
+        output, _ = await command.communicate()
+        assert command.returncode == 0
+        assert json.loads(output) == {"rooms": 3, "indexed": 2, "listed": 1}
+        assert await store.lobby() == lobby == {"listed": {"room_id": "listed", "created_at": 2}}
+        assert await store.room_ids() == rooms
+        # The saves go on over the rebuilt index (its versions too).
+        await store.save("listed", {"n": 3}, 2, [], None)
+        assert await store.lobby() == {}
+    finally:
+        await store.close()
