@@ -13,8 +13,10 @@ their pools all use clients made by `redis_client`, so none keeps talking to a d
 
 On a Redis Cluster the nodes named are where the client first asks for the slot map (any live one
 will do); a command goes to the primary of its key's slot, and a MOVED answer or a lost node makes the
-client ask for the map again (redis-py's `RedisCluster`; the lean pipelines and the sharded pub/sub
-subscriber, server/store/sharded.py, do the same for their own connections).
+client ask for the map again (redis-py's `RedisCluster`; the lean pipelines, server/store/sharded.py,
+and the sharded pub/sub subscriber, server/coord/sharded_fanout.py, do the same for their own
+connections). A cluster client's per-node pool does not wait for a free connection: at
+`max_connections` in use on one node, a command fails (`MaxConnectionsError`).
 
 `wait` (default 1 on Sentinel and Cluster, 0 otherwise): after each save the store sends `WAIT <wait>
 <wait_ms>` and refuses the action when fewer replicas confirmed it (server/store/redis.py). On a
