@@ -26,6 +26,7 @@ from typing import Any
 
 from bench.helpers import CountingPeer, host_uptime, write_section
 from server.cluster.processes import PrivateRedis
+from server.store.keys import Keys
 
 TITLE = "## Archive cost"
 
@@ -86,10 +87,10 @@ async def _measure(tables: Any, writer: Any, watcher: Any, prefix: str, sessions
         assert time.monotonic() < deadline, "the sessions were not archived in time"
         await asyncio.sleep(0.05)
     archived = [await room_usage(watcher, prefix, room_id) for room_id in rooms]
-    ttls = [await watcher.pttl(f"{prefix}room:{room_id}") for room_id in rooms]
+    ttls = [await watcher.pttl(Keys(prefix).room(room_id)) for room_id in rooms]
     tables_played = [room.table for room in held if room is not None]
     # After the retention: Redis expires the keys (read to see them go, as any reader would).
-    while await watcher.exists(*(f"{prefix}room:{room_id}" for room_id in rooms)):
+    while await watcher.exists(*(Keys(prefix).room(room_id) for room_id in rooms)):
         assert time.monotonic() < deadline + 60, "the keys did not expire"
         await asyncio.sleep(0.1)
     after = [await room_usage(watcher, prefix, room_id) for room_id in rooms]

@@ -1,4 +1,5 @@
-"""Chaos: `python -m server.cluster --redis sentinel` with three server replicas, human-paced
+"""Chaos: `python -m server.cluster --redis sentinel` (or `--redis cluster`: a Redis Cluster, one
+shard's primary killed) with three server replicas, human-paced
 tables through the balancer and bots-only tables watched by a spectator, while server replicas are
 SIGKILLed and started again, the Redis primary is SIGKILLed once and one server replica is cut off
 for a while; then a history check over everything every client was told.
@@ -83,7 +84,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 from bench import net_cut
-from bench.cluster_players import RETRYABLE, Player, sentinel_primary_port
+from bench.cluster_players import RETRYABLE, Player, cluster_primary_port, sentinel_primary_port
 from bench.helpers import ROOT, host_uptime, percentile, python_module, write_section
 from bench.leak_check import DealKey, hidden_card_leaks
 from bench.net_cut import NetCut
@@ -295,8 +296,16 @@ class Launched:
     def of_role(self, role: str) -> list[JSON]:
         return [entry for entry in self.described["processes"] if entry["role"] == role]
 
-    async def primary_port(self) -> int | None:
-        """The primary's port as the first sentinel that answers names it."""
+    @property
+    def topology(self) -> str:
+        """`sentinel` or `cluster` (a Redis Cluster: `--redis cluster`)."""
+        return str(self.described.get("redis", "sentinel"))
+
+    async def primary_port(self, shard: int = 0) -> int | None:
+        """The primary's port as the first sentinel that answers names it (on a Redis Cluster: the
+        primary of `shard` now, as the nodes say)."""
+        if self.topology == "cluster":
+            return await cluster_primary_port(self.described, shard)
         return await sentinel_primary_port(self.described)
 
     def balancer_status(self) -> dict[str, str]:
@@ -375,14 +384,16 @@ class Launched:
 
 
 def launch(directory: Path, replicas: int = 3, redis_replicas: int = 2, timeout: float = 300,
-           log_level: str = "warning") -> Launched:
-    """Start the launcher (logs kept in `directory`) and wait for its description."""
+           log_level: str = "warning", redis: str = "sentinel") -> Launched:
+    """Start the launcher (logs kept in `directory`) and wait for its description (`redis`: `sentinel`,
+    or `cluster`: a Redis Cluster of three primaries with a replica each)."""
     directory.mkdir(parents=True, exist_ok=True)
     describe = directory / "describe.json"
     describe.unlink(missing_ok=True)
     with (directory / "launcher.log").open("ab") as output:
         process = subprocess.Popen(
-            python_module("server.cluster", "--redis", "sentinel", "--redis-replicas", str(redis_replicas),
+            python_module("server.cluster", "--redis", redis,
+                          *(["--redis-replicas", str(redis_replicas)] if redis == "sentinel" else []),
                           "--replicas", str(replicas), "--port", "0", "--describe", str(describe),
                           "--logs", str(directory / "logs"), "--log-level", log_level),
             cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
@@ -502,6 +513,7 @@ class Chaos:
         self.rng = rng
         self.cut_seconds = cut_seconds
         self.faults: list[Fault] = []
+        self.shard = 0  # the Redis Cluster shard whose primary is killed
         self.problems: list[str] = []
         self.background: list[asyncio.Task[None]] = []
 
@@ -540,12 +552,16 @@ class Chaos:
         fault.recovered = time.perf_counter()
 
     async def kill_primary(self) -> None:
-        """SIGKILL the primary the sentinels name; once they name another, start it again (a replica)."""
-        port = await self.launched.primary_port()
+        """SIGKILL the primary the sentinels name (on a Redis Cluster: a random shard's primary); once
+        they name another, start it again (a replica)."""
+        self.shard = self.rng.randrange(3) if self.launched.topology == "cluster" else 0
+        port = await self.launched.primary_port(self.shard)
         if port is None:
             raise RuntimeError("no sentinel names a primary")
         entry = self.launched.redis_nodes[port]
         fault = Fault("redis_primary_kill", f"redis:{port}", time.perf_counter())
+        if self.launched.topology == "cluster":
+            fault.notes["shard"] = self.shard
         self.faults.append(fault)
         os.kill(int(entry["pid"]), signal.SIGKILL)
         new = await wait_for(lambda: self._new_primary(port), 120, "the sentinels name a new primary")
@@ -565,7 +581,7 @@ class Chaos:
         fault.notes["rejoined_after_s"] = round(time.perf_counter() - fault.started, 1)
 
     async def _new_primary(self, old: int) -> int | None:
-        port = await self.launched.primary_port()
+        port = await self.launched.primary_port(self.shard)
         return port if port not in (None, old) else None
 
     @staticmethod
@@ -768,7 +784,15 @@ class Options:
     seed: int = 25
     directory: Path | None = None
     cut: str = "net"  # "net": a network cut (bench/net_cut.py); "stop": SIGSTOP ... SIGCONT
+    redis: str = "sentinel"  # or "cluster": a Redis Cluster (`python -m server.cluster --redis cluster`)
     log_level: str = "warning"  # the server replicas'
+
+
+# How the run's Redis was started, and whose primary it kills (the report's words).
+TOPOLOGY_FLAGS = {"sentinel": "--redis sentinel --redis-replicas 2", "cluster": "--redis cluster"}
+KILLED_PRIMARY = {"sentinel": "the Redis primary the sentinels name",
+                  "cluster": "the primary of one shard of the Redis Cluster (three primaries, one replica "
+                             "each)"}
 
 
 def progress(line: str) -> None:
@@ -785,7 +809,7 @@ async def run(options: Options) -> JSON:
     """Start the cluster, play, break things, check the history; returns the figures and violations."""
     directory = options.directory or Path(f"/tmp/whist-chaos-{os.getpid()}")
     uptime = host_uptime()
-    launched = launch(directory, log_level=options.log_level)
+    launched = launch(directory, log_level=options.log_level, redis=options.redis)
     try:
         return await _run(launched, options, uptime, directory)
     finally:
@@ -877,7 +901,8 @@ def report(options: Options, tables: list[Table], checks: list[JSON], chaos: Cha
     pauses = [check["longest_pause_s"] for check in checks]
     human = [check for check, table in zip(checks, tables, strict=True) if not table.bots_only]
     return {
-        "seconds": round(end - began, 1), "tables": options.tables, "bot_tables": options.bot_tables,
+        "seconds": round(end - began, 1), "redis": options.redis, "tables": options.tables,
+        "bot_tables": options.bot_tables,
         "think_s": list(options.think), "uptime_at_start": uptime, "logs": str(directory),
         "moves_recorded": sum(check["moves"] for check in checks),
         "moves_acknowledged": sum(check["acknowledged"] for check in checks),
@@ -911,14 +936,16 @@ def markdown(result: JSON, command: str) -> str:
     lines = [
         "## Chaos", "",
         f"`{command}` (bench/chaos.py; its short twin is `tests/bench/test_chaos.py`): "
-        "`python -m server.cluster --redis sentinel --redis-replicas 2 --replicas 3` started through its "
+        f"`python -m server.cluster {TOPOLOGY_FLAGS[result.get('redis', 'sentinel')]} --replicas 3` started "
+        "through its "
         "`--describe` file, human-paced tables of four players through the balancer (each thinks "
         f"{result['think_s'][0]:g}-{result['think_s'][1]:g} s, reconnects through the balancer and resumes "
         "its seat after a drop, retries after `store_unavailable`) and bots-only tables watched by a "
         "spectator (half the human tables name their room, `/ws?room=<id>`; half the bots-only tables are "
         "created on the replica the cut will cut off); a random server replica SIGKILLed and started "
-        "again with its described command line every kill interval, the Redis primary the sentinels name "
-        "SIGKILLed once (started again: it rejoins as a replica), one server replica cut off from Redis "
+        "again with its described command line every kill interval, "
+        f"{KILLED_PRIMARY[result.get('redis', 'sentinel')]} SIGKILLed once (started again: it rejoins as "
+        "a replica), one server replica cut off from Redis "
         f"({result['cut_how']}) for {result['cut_seconds']:g} s. Then the history check over every frame "
         "every client received (bench/chaos.py's docstring).", "",
         f"Host at the start: `{result['uptime_at_start']}`.", "",
@@ -971,6 +998,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--cut", choices=("net", "stop"), default=None,
                         help="net: cut one replica's Redis traffic (a network namespace and relays; needs "
                              "root and `ip netns`); stop: SIGSTOP it instead (default: net where it works)")
+    parser.add_argument("--redis", choices=("sentinel", "cluster"), default="sentinel",
+                        help="sentinel: a primary, two replicas, three sentinels; cluster: a Redis Cluster "
+                             "of three primaries with a replica each (one shard's primary is killed)")
     parser.add_argument("--dir", type=Path, default=None, help="the launcher's logs and description")
     parser.add_argument("--write", type=Path, default=None, metavar="PATH",
                         help="replace the `## Chaos` section of PATH (docs/scaling.md)")
@@ -983,7 +1013,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = Options(minutes=args.minutes, tables=args.tables, bot_tables=args.bot_tables,
                       kill_every=args.kill_every, cut_seconds=args.cut_seconds, quiet_end=args.quiet_end,
                       think=(args.think[0], args.think[1]), seed=args.seed, directory=args.dir,
-                      cut=args.cut or ("net" if net_cut.available() else "stop"), log_level=args.log_level)
+                      cut=args.cut or ("net" if net_cut.available() else "stop"), log_level=args.log_level,
+                      redis=args.redis)
     result = asyncio.run(run(options))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1))

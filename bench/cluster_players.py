@@ -20,8 +20,8 @@ from server.client import ServerError, WhistClient
 from server.store.connect import parse_redis_url, redis_client
 from server.store.keys import Keys
 
-__all__ = ["Player", "acted", "cards_played", "cards_seen", "hidden_card_leaks", "owner_replica",
-           "records_of"]
+__all__ = ["Player", "acted", "cards_played", "cards_seen", "cluster_primary_port", "hidden_card_leaks",
+           "owner_replica", "records_of"]
 
 JSON = dict[str, Any]
 # Refusals a player may get for an action chosen on a view that was already old, or while the store
@@ -210,6 +210,29 @@ async def sentinel_primary_port(described: Mapping[str, Any]) -> int | None:
             await client.aclose()
         if isinstance(found, list | tuple) and found:
             return int(found[1])
+    return None
+
+
+async def cluster_primary_port(described: Mapping[str, Any], shard: int) -> int | None:
+    """The port of the Redis Cluster node that is primary of `shard` now (shards numbered as the
+    launcher's `--describe` file numbers them: primaries by their first slot), as the first node of
+    the description that answers `CLUSTER NODES` says; None while it names none that is up."""
+    from server.cluster.rediscluster import parse_cluster_nodes
+
+    for entry in described["processes"]:
+        if entry["role"] != "redis":
+            continue
+        client = redis.asyncio.Redis(port=int(entry["port"]), socket_timeout=3, decode_responses=True)
+        try:
+            layout = parse_cluster_nodes(await client.execute_command("CLUSTER NODES"))
+        except Exception:
+            continue
+        finally:
+            await client.aclose()
+        for port, place in layout.items():
+            if place["role"] == "primary" and place["shard"] == shard and not place["failed"]:
+                return port
+        return None
     return None
 
 

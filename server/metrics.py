@@ -307,9 +307,9 @@ class InstrumentedStore(Store):
         """The inner store's persist, timed."""
         await self._timed("persist", lambda: self.inner.persist(room_id))
 
-    async def replicated(self) -> bool:
+    async def replicated(self, room_id: str | None = None) -> bool:
         """The inner store's answer, timed."""
-        held: bool = await self._timed("replicated", self.inner.replicated)
+        held: bool = await self._timed("replicated", lambda: self.inner.replicated(room_id))
         return held
 
     async def close(self) -> None:

@@ -297,6 +297,10 @@ class WhistServer:
         on the same host (a write to a Unix socket costs the kernel a third of one to loopback TCP,
         and the server writes five frames per action: docs/benchmarks.md)."""
         await self.tables.join_cluster()
+        with contextlib.suppress(Exception):  # a store away now is reported by its own errors
+            if await self.store.old_key_names():
+                log.error("the store holds rooms under the key names of an older version: stop every "
+                          "server and run python -m server.store.migrate (docs/scaling.md, Redis Cluster)")
         await self.tables.registry.load_all()
         options: dict[str, Any] = {
             "process_request": make_process_request(self.static_dir, self.health, self.scrape, self.metrics,

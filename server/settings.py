@@ -96,7 +96,8 @@ class ServerSettings:
                                "connections' X-Forwarded-For is trusted: only local processes allowed to "
                                "open the file reach it)", metavar="PATH")
     store: str = setting("memory://", "memory:// (embedded), redis://HOST:PORT/DB[?prefix=P] or "
-                                      "redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE[?db=N&prefix=P]")
+                                      "redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE[?db=N&prefix=P] or "
+                                      "redis-cluster://HOST:PORT[,HOST:PORT...][?prefix=P]")
     log_level: str = setting("info", "debug, info, warning or error")
     bot_delay: float = setting(0.6, "seconds a bot waits before acting, so humans can follow")
     bot_workers: int = setting(1, "worker processes for the expert bot's decisions (they run away from the "

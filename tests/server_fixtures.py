@@ -20,6 +20,32 @@ from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 
 
+@pytest.fixture(scope="session")
+def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Redis Cluster of this test session's own (three primaries, one replica each: the launcher's,
+    server/cluster/rediscluster.py), started the first time a test asks; its store URL."""
+    from server.cluster.rediscluster import RedisShards
+
+    shards = RedisShards(tmp_path_factory.mktemp("redis-cluster"))
+    try:
+        shards.start()
+        yield shards.url
+    finally:
+        for node in shards.nodes:
+            node.stop()
+
+
+@pytest.fixture
+async def redis_cluster_cleanup(redis_cluster_url: str, redis_prefix: str) -> AsyncIterator[str]:
+    """Yields a prefix of its own on the session's Redis Cluster; deletes every key under it afterwards."""
+    yield redis_prefix
+    store = RedisStore(redis_cluster_url, prefix=redis_prefix)
+    try:
+        await store.delete_everything()
+    finally:
+        await store.close()
+
+
 @pytest.fixture(params=["memory", "redis"])
 async def store(request: pytest.FixtureRequest, redis_url: str, redis_cleanup: str) -> AsyncIterator[Store]:
     """The room and server tests run against both stores."""

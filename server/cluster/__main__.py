@@ -3,7 +3,9 @@ redis-server (unless `--store`), N server replicas and HAProxy on port P. Prints
 answers (`whist-cluster listening on http://HOST:P/`), then waits; SIGTERM or SIGINT stops everything.
 
 `--redis sentinel` starts a Redis primary, `--redis-replicas` replicas and three sentinels instead of
-the single Redis, and the server replicas on `redis+sentinel://...`; `--describe PATH` writes every
+the single Redis, and the server replicas on `redis+sentinel://...`; `--redis cluster` a Redis Cluster
+(three primaries, one replica each) and the server replicas on `redis-cluster://...` (every redis
+process described with its `shard`); `--describe PATH` writes every
 process started (role, pid, host, port) as JSON once everything answers; `--logs DIR` keeps the
 processes' logs (and the Redis data) in DIR instead of a temporary directory removed at the end.
 """
@@ -35,15 +37,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--store", default=None,
                         help="redis://HOST:PORT/DB[?prefix=P] (default: a private redis-server)")
     parser.add_argument("--redis", choices=REDIS_TOPOLOGIES, default="single",
-                        help="the private Redis: one redis-server (single), or a primary, its replicas and "
-                             "three sentinels (sentinel); default single")
+                        help="the private Redis: one redis-server (single), a primary, its replicas and "
+                             "three sentinels (sentinel), or a Redis Cluster of three primaries with one "
+                             "replica each (cluster); default single")
     parser.add_argument("--redis-replicas", type=int, default=2,
                         help="Redis replicas of the sentinel topology (default 2: with one, the promoted "
                              "replica has none left and refuses writes, min-replicas-to-write 1, until "
                              "another joins)")
     parser.add_argument("--sentinel-down-after-ms", type=int, default=1500,
-                        help="how long the sentinels wait for a silent primary before a failover "
-                             "(default 1500)")
+                        help="how long the sentinels (or a Redis Cluster's nodes) wait for a silent "
+                             "primary before a failover (default 1500)")
     parser.add_argument("--describe", type=Path, default=None, metavar="PATH",
                         help="write the processes started (JSON) to PATH once everything answers")
     parser.add_argument("--logs", type=Path, default=None, metavar="DIR",

@@ -1,6 +1,8 @@
 """`Cluster`: a private Redis (unless a store is given), N server replicas and HAProxy in front. With
 `redis="sentinel"`: a Redis primary, `redis_replicas` replicas and three sentinels instead, the
-server replicas on `redis+sentinel://...` (docs/scaling.md, "Redis Sentinel").
+server replicas on `redis+sentinel://...` (docs/scaling.md, "Redis Sentinel"). With
+`redis="cluster"`: a Redis Cluster of three primaries with one replica each (rediscluster.py), the
+server replicas on `redis-cluster://...` (docs/scaling.md, "Redis Cluster").
 
     with Cluster(replicas=2) as cluster:
         print(cluster.url)                    # http://127.0.0.1:PORT/ (the balancer)
@@ -38,10 +40,11 @@ from .processes import (
     stop,
     wait_until,
 )
+from .rediscluster import RedisShards
 
 log = logging.getLogger("whist.cluster")
 
-REDIS_TOPOLOGIES = ("single", "sentinel")
+REDIS_TOPOLOGIES = ("single", "sentinel", "cluster")
 SENTINEL_SERVICE = "whist"
 SENTINELS = 3
 # On the Sentinel topology, every Redis refuses writes as primary unless a replica confirmed the
@@ -62,6 +65,8 @@ class Cluster:
             raise ValueError(f"redis must be one of {REDIS_TOPOLOGIES}")
         if redis == "sentinel" and (store or redis_replicas < 1):
             raise ValueError("the sentinel topology starts its own Redis primary and at least one replica")
+        if redis == "cluster" and store:
+            raise ValueError("the cluster topology starts its own Redis Cluster")
         self.host = host
         self.port = port or free_port(host)
         self.balance = balance
@@ -71,14 +76,18 @@ class Cluster:
         self.topology = redis
         self.sentinels: list[PrivateSentinel] = []
         self.redis_replicas: list[PrivateRedis] = []
-        if redis == "sentinel":
+        self.shards: RedisShards | None = None
+        self.redis: PrivateRedis | None = None
+        if redis == "cluster":
+            self.shards = RedisShards(self.directory / "redis-cluster", node_timeout_ms=down_after_ms)
+            self.store = self.shards.url
+        elif redis == "sentinel":
             # The primary first (the one `kill_redis` and `stop_redis` mean), then its replicas.
-            self.redis: PrivateRedis | None = PrivateRedis(self.directory / "redis",
-                                                           settings=SENTINEL_REDIS_SETTINGS)
+            primary = self.redis = PrivateRedis(self.directory / "redis", settings=SENTINEL_REDIS_SETTINGS)
             self.redis_replicas = [PrivateRedis(self.directory / f"redis-replica{number}",
-                                                replica_of=self.redis.port, settings=SENTINEL_REDIS_SETTINGS)
+                                                replica_of=primary.port, settings=SENTINEL_REDIS_SETTINGS)
                                    for number in range(1, redis_replicas + 1)]
-            self.sentinels = [PrivateSentinel(self.directory / f"sentinel{number}", self.redis.port,
+            self.sentinels = [PrivateSentinel(self.directory / f"sentinel{number}", primary.port,
                                               SENTINEL_SERVICE, down_after_ms=down_after_ms)
                               for number in range(1, SENTINELS + 1)]
             addresses = ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
@@ -107,7 +116,10 @@ class Cluster:
 
     @property
     def redis_nodes(self) -> list[PrivateRedis]:
-        """Every Redis this cluster started: the (first) primary, then its replicas."""
+        """Every Redis this cluster started: the (first) primary, then its replicas (a Redis Cluster:
+        its nodes, primaries first)."""
+        if self.shards is not None:
+            return list(self.shards.nodes)
         return ([self.redis] if self.redis is not None else []) + self.redis_replicas
 
     def describe(self) -> dict[str, Any]:
@@ -127,7 +139,8 @@ class Cluster:
                        "log": str(replica.log_path)}
                       for replica in self.replicas]
         processes += [{"role": "redis", "pid": node.pid, "host": "127.0.0.1", "port": node.port,
-                       "started_as": node.started_as, "argv": node.argv, "log": str(node.log_path)}
+                       "started_as": node.started_as, "argv": node.argv, "log": str(node.log_path),
+                       **self._shard_of(node)}
                       for node in self.redis_nodes]
         processes += [{"role": "sentinel", "pid": sentinel.pid, "host": "127.0.0.1", "port": sentinel.port,
                        "log": str(sentinel.log_path)} for sentinel in self.sentinels]
@@ -141,6 +154,15 @@ class Cluster:
                 "replicas": {replica.replica_id: replica.url for replica in self.replicas},
                 "processes": processes,
                 "pids": {name: pid for name, pid in pids.items() if pid is not None}}
+
+    def _shard_of(self, node: PrivateRedis) -> dict[str, Any]:
+        """A Redis Cluster node's place when the cluster was made: `started_as` (primary or replica),
+        `shard` (0-based), `node_id`, `slots`. Nothing for the other topologies."""
+        if self.shards is None or node.port not in self.shards.layout:
+            return {}
+        place = self.shards.layout[node.port]
+        return {"started_as": place["role"], "shard": place["shard"], "node_id": place["node_id"],
+                "slots": place["slots"]}
 
     def sentinel_primary(self) -> tuple[str, int]:
         """Where the sentinels say the primary is now (the first that answers)."""
@@ -177,6 +199,8 @@ class Cluster:
         raise_open_file_limit()  # inherited by every child: the replicas' and the balancer's descriptors
         if self.redis is not None:
             self.redis.start()
+        if self.shards is not None:
+            self.shards.start(timeout)
         self._start_sentinel_topology(timeout)
         for replica in self.replicas:
             replica.start()

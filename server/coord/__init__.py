@@ -102,9 +102,11 @@ def memory_coordination(process_id: str = "local", hub: MemoryHub | None = None,
 def redis_coordination(url: str, process_id: str, prefix: str | None = None, lease_ttl: float = 3.0,
                        presence_ttl: float = 6.0, info: dict[str, Any] | None = None) -> Coordination:
     """The Redis primitives on one client (`url` as the store's: `redis://H:P/DB[?prefix=P]` or
-    `redis+sentinel://H:P[,H:P]/SERVICE[?prefix=P]`: then the client follows the primary)."""
+    `redis+sentinel://H:P[,H:P]/SERVICE[?prefix=P]`: then the client follows the primary, or
+    `redis-cluster://H:P[,H:P...][?prefix=P]`: sharded pub/sub, per-slot script calls)."""
     from ..store.connect import parse_redis_url, redis_client
     from ..store.keys import Keys
+    from .sharded_fanout import ClusterFanout
 
     address = parse_redis_url(url)
     keys = Keys(prefix if prefix is not None else address.prefix)
@@ -117,7 +119,7 @@ def redis_coordination(url: str, process_id: str, prefix: str | None = None, lea
     return Coordination(
         process_id,
         RedisLeases(redis, keys, process_id, lease_ttl),
-        RedisFanout(redis, keys, process_id),
+        ClusterFanout(redis, keys, process_id) if address.cluster else RedisFanout(redis, keys, process_id),
         RedisPresence(redis, keys, process_id, presence_ttl),
         RedisRegistry(redis, keys, process_id, info, presence_ttl),
         redis,

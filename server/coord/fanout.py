@@ -27,12 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
-from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
 from ..store.connect import on_old_primary
 from ..store.keys import Keys
-from ..store.lean_pipeline import LeanPipeline
+from ..store.sharded import lean_pipeline
 
 log = logging.getLogger("whist.coord")
 
@@ -161,7 +160,7 @@ def decode(data: bytes) -> tuple[str, dict[str, Any]]:
 class RedisFanout(Fanout):
     """Fan-out over Redis pub/sub: one subscriber connection per process, reconnected by itself."""
 
-    def __init__(self, redis: Redis, keys: Keys, process_id: str, deliver_own: bool = False,
+    def __init__(self, redis: Any, keys: Keys, process_id: str, deliver_own: bool = False,
                  on_resync: ResyncCallback | None = None, retry_delay: float = 0.2,
                  max_retry_delay: float = 2.0, primary_check_interval: float = 5.0) -> None:
         super().__init__(process_id, deliver_own, on_resync)
@@ -177,7 +176,7 @@ class RedisFanout(Fanout):
         self.connected = asyncio.Event()
         self.reconnects = 0  # how many times the subscriber connected again after losing Redis
         self._own = own_prefix(process_id)
-        self._publishes = LeanPipeline(redis.connection_pool, 2)  # one publisher loop: one in flight
+        self._publishes = lean_pipeline(redis, 2)  # one publisher loop: one in flight
 
     def _channel(self, room_id: str) -> str:
         return self.keys.room_changes(room_id)

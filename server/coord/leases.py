@@ -21,12 +21,11 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable
-
-from redis.asyncio import Redis
+from typing import Any
 
 from ..store.keys import Keys
 from .periodic import Periodic
-from .scripts import PipelinedScript, batches, pause_between
+from .scripts import PipelinedScript, pause_between, slot_batches
 
 LeaseCallback = Callable[[str], Awaitable[None] | None]
 
@@ -228,7 +227,7 @@ class Leases(Periodic):
 class RedisLeases(Leases):
     """Leases in Redis (see the module docstring)."""
 
-    def __init__(self, redis: Redis, keys: Keys, process_id: str, ttl: float = DEFAULT_TTL,
+    def __init__(self, redis: Any, keys: Keys, process_id: str, ttl: float = DEFAULT_TTL,
                  on_acquired: LeaseCallback | None = None, on_lost: LeaseCallback | None = None) -> None:
         super().__init__(process_id, ttl, on_acquired, on_lost)
         self.redis = redis
@@ -250,10 +249,11 @@ class RedisLeases(Leases):
 
     async def _per_room(self, script: PipelinedScript, rooms: list[str]) -> dict[str, bool]:
         """Run a per-key script over the rooms' owner keys, a batch a call; room -> its answer."""
-        sliced = batches(rooms)
-        calls = (([self.keys.room_owner(room) for room in batch], [self.process_id, self._ttl_ms])
-                 for batch in sliced)
-        results = await script.run_spread(calls, pause_between(len(sliced), self.interval))
+        steps = slot_batches(rooms, self.keys.room_owner, script.clustered)
+        calls = ([([self.keys.room_owner(room) for room in batch], [self.process_id, self._ttl_ms])
+                  for batch in step] for step in steps)
+        results = await script.run_spread(calls, pause_between(len(steps), self.interval))
+        sliced = [batch for step in steps for batch in step]
         return {room: bool(answer) for batch, answers in zip(sliced, results, strict=True)
                 for room, answer in zip(batch, answers, strict=True)}
 

@@ -18,8 +18,7 @@ One Redis hash `room_owners` (room id -> process id): written when a process tak
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from redis.asyncio import Redis
+from typing import Any
 
 from ..store.keys import Keys
 
@@ -55,7 +54,7 @@ def _text(raw: bytes | str) -> str:
 class RedisOwners(Owners):
     """The book in one Redis hash."""
 
-    def __init__(self, redis: Redis, keys: Keys, process_id: str) -> None:
+    def __init__(self, redis: Any, keys: Keys, process_id: str) -> None:
         super().__init__(process_id)
         self.redis = redis
         self.keys = keys

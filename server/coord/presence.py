@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
-
-from redis.asyncio import Redis
 
 from ..store.keys import Keys
 from .periodic import Periodic
-from .scripts import Call, PipelinedScript, batches, pause_between
+from .scripts import Call, PipelinedScript, pause_between, slot_batches
 
 SPECTATOR = -1
 DEFAULT_TTL = 6.0
@@ -146,7 +144,7 @@ class Presence(Periodic):
 class RedisPresence(Presence):
     """Presence in Redis sorted sets (see the module docstring)."""
 
-    def __init__(self, redis: Redis, keys: Keys, process_id: str, ttl: float = DEFAULT_TTL) -> None:
+    def __init__(self, redis: Any, keys: Keys, process_id: str, ttl: float = DEFAULT_TTL) -> None:
         super().__init__(process_id, ttl)
         self.redis = redis
         self.keys = keys
@@ -160,17 +158,21 @@ class RedisPresence(Presence):
         return parse_members(list(members))
 
     async def _mark_many(self, rooms: dict[str, list[int]]) -> None:
-        sliced = batches(list(rooms.items()))
+        steps = slot_batches(list(rooms.items()), lambda item: self.keys.room_presence(item[0]),
+                             self._mark_many_script.clustered)
 
-        def calls() -> Iterator[Call]:
-            for batch in sliced:
-                args: list[Any] = [self._ttl_ms]
-                for _, seats in batch:
-                    args.append(len(seats))
-                    args.extend(member(seat, self.process_id) for seat in seats)
-                yield [self.keys.room_presence(room) for room, _ in batch], args
+        def call(batch: Sequence[tuple[str, list[int]]]) -> Call:
+            args: list[Any] = [self._ttl_ms]
+            for _, seats in batch:
+                args.append(len(seats))
+                args.extend(member(seat, self.process_id) for seat in seats)
+            return [self.keys.room_presence(room) for room, _ in batch], args
 
-        await self._mark_many_script.run_spread(calls(), pause_between(len(sliced), self.interval))
+        def calls() -> Iterator[list[Call]]:
+            for step in steps:
+                yield [call(batch) for batch in step]
+
+        await self._mark_many_script.run_spread(calls(), pause_between(len(steps), self.interval))
 
     async def _unmark(self, room_id: str, seat: int) -> None:
         await self.redis.zrem(self.keys.room_presence(room_id), member(seat, self.process_id))

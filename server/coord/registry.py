@@ -15,8 +15,6 @@ import json
 import time
 from typing import Any
 
-from redis.asyncio import Redis
-
 from ..store.keys import Keys
 from .periodic import Periodic
 
@@ -87,7 +85,7 @@ class Registry(Periodic):
 class RedisRegistry(Registry):
     """The registry in Redis (see the module docstring)."""
 
-    def __init__(self, redis: Redis, keys: Keys, process_id: str, info: dict[str, Any] | None = None,
+    def __init__(self, redis: Any, keys: Keys, process_id: str, info: dict[str, Any] | None = None,
                  ttl: float = DEFAULT_TTL) -> None:
         super().__init__(process_id, info, ttl)
         self.redis = redis

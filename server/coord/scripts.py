@@ -5,19 +5,22 @@ them before every `execute` (one more round trip per pass). The coordination pas
 and claims, presence marks) run a pipeline every second or two per process, so they call `EVALSHA`
 directly instead, as the store's saves do: if Redis lost its script cache (a restart, `SCRIPT
 FLUSH`), the calls answered `NOSCRIPT` ran nothing, so the script is loaded and they run again.
+
+On a Redis Cluster the keys of one call must share a hash slot: `slot_batches` groups a pass's items by
+the slot of their key (16,384 slots: most rooms have one of their own, so a call holds one or a few),
+and each step of a pass (`run_spread`) sends a step's calls in one pipeline per node.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
-from ..store.lean_pipeline import LeanPipeline
+from ..store.sharded import is_cluster, lean_pipeline, slot_of
 
 Call = tuple[Sequence[str], Sequence[Any]]  # (keys, args) of one run of the script
 Item = TypeVar("Item")
@@ -39,6 +42,21 @@ def batches(items: Sequence[Item], size: int = BATCH) -> list[Sequence[Item]]:
     return [items[start:start + size] for start in range(0, len(items), size)]
 
 
+def slot_batches(items: Sequence[Item], key_of: Callable[[Item], str], clustered: bool,
+                 size: int = BATCH) -> list[list[Sequence[Item]]]:
+    """The steps of a pass: on one Redis, each step one call of at most `size` items (`batches`); on a
+    Redis Cluster, each step at most `size` items in calls of one hash slot each (their keys')."""
+    if not clustered:
+        return [[batch] for batch in batches(items, size)]
+    steps: list[list[Sequence[Item]]] = []
+    for step in batches(items, size):
+        by_slot: dict[int, list[Item]] = {}
+        for item in step:
+            by_slot.setdefault(slot_of(key_of(item)), []).append(item)
+        steps.append(list(by_slot.values()))
+    return steps
+
+
 def pause_between(calls: int, interval: float) -> float:
     """Seconds between the calls of one pass of `calls` calls every `interval` seconds."""
     if calls <= 1:
@@ -49,19 +67,24 @@ def pause_between(calls: int, interval: float) -> float:
 class PipelinedScript:
     """One Lua script; `run_many(calls)` runs it once per call in one pipeline, answers in order."""
 
-    def __init__(self, redis: Redis, text: str) -> None:
+    def __init__(self, redis: Any, text: str) -> None:
         self.redis = redis
         self.text = text
         self.sha = hashlib.sha1(text.encode()).hexdigest()  # what SCRIPT LOAD answers
-        self._lean = LeanPipeline(redis.connection_pool, 2)
+        self.clustered = is_cluster(redis)
+        self._lean = lean_pipeline(redis, 2)
 
     async def run_many(self, calls: Sequence[Call]) -> list[Any]:
         """Every call's answer; the first error (other than a lost script, handled) is raised."""
         results = await self._pipeline(calls)
         missing = [index for index, result in enumerate(results) if isinstance(result, NoScriptError)]
         if missing:
-            self.sha = str(await self.redis.script_load(self.text))
-            again = await self._pipeline([calls[index] for index in missing])
+            if self.clustered:  # EVAL on the calls' own nodes runs and caches it (a primary may be away)
+                again = await self._lean.run([("EVAL", self.text, len(calls[index][0]), *calls[index][0],
+                                               *calls[index][1]) for index in missing])
+            else:
+                self.sha = str(await self.redis.script_load(self.text))
+                again = await self._pipeline([calls[index] for index in missing])
             for index, result in zip(missing, again, strict=True):
                 results[index] = result
         for result in results:
@@ -69,15 +92,15 @@ class PipelinedScript:
                 raise result
         return results
 
-    async def run_spread(self, calls: Iterable[Call], pause: float) -> list[Any]:
-        """`run_many`, one call at a time, `pause` seconds apart (a background pass: neither Redis nor
-        this process's loop is held for the whole pass at once). `calls` may be lazy: each is built
-        just before it is sent."""
+    async def run_spread(self, steps: Iterable[Sequence[Call]], pause: float) -> list[Any]:
+        """`run_many`, one step (a few calls: one on one Redis) at a time, `pause` seconds apart (a
+        background pass: neither Redis nor this process's loop is held for the whole pass at once).
+        `steps` may be lazy: each is built just before it is sent. Every call's answer, in order."""
         results: list[Any] = []
-        for number, call in enumerate(calls):
+        for number, step in enumerate(steps):
             if number and pause > 0:
                 await asyncio.sleep(pause)
-            results.extend(await self.run_many([call]))
+            results.extend(await self.run_many(step))
         return results
 
     async def _pipeline(self, calls: Sequence[Call]) -> list[Any]:

@@ -255,7 +255,7 @@ class LiveRoom:
         with contextlib.suppress(Exception):
             stored = await self.store.load(self.room_id)
             if stored is not None and stored.version == written and _same(stored.state, state):
-                if not await self.store.replicated():
+                if not await self.store.replicated(self.room_id):
                     return None  # held by the primary only (Sentinel): still unconfirmed, still stale
                 self.stale = False
                 return written

@@ -8,7 +8,8 @@ from .memory import MemoryStore
 
 def open_store(url: str | None) -> Store:
     """`None`/`memory://` -> the in-memory store; `redis://...` (optionally `?prefix=p`) or
-    `redis+sentinel://HOST:PORT[,HOST:PORT]/SERVICE` -> Redis (server/store/connect.py)."""
+    `redis+sentinel://HOST:PORT[,HOST:PORT]/SERVICE` or `redis-cluster://HOST:PORT[,HOST:PORT]` -> Redis
+    (server/store/connect.py)."""
     if url is None or url in ("", "memory", "memory://"):
         return MemoryStore()
     from .connect import is_redis_url
@@ -18,7 +19,7 @@ def open_store(url: str | None) -> Store:
 
         return RedisStore(url)
     raise ValueError(f"unknown store URL {url!r}: use memory://, redis://HOST:PORT/DB or "
-                     "redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE")
+                     "redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE or redis-cluster://HOST:PORT[,HOST:PORT...]")
 
 
 __all__ = ["MemoryStore", "NotReplicatedError", "Store", "StoredRoom", "VersionConflictError", "open_store"]

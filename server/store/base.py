@@ -144,9 +144,15 @@ class Store(ABC):
         """Whether the store answers."""
         return True
 
-    async def replicated(self) -> bool:
-        """Whether what the store holds now is on as many replicas as a save waits for (after a
-        save whose answer was lost, before it is answered as done); True when saves wait for none."""
+    async def old_key_names(self) -> bool:
+        """Whether the store holds keys under the names of before the hash-tagged ones (a store to
+        migrate first: server/store/migrate.py). Only Redis has key names."""
+        return False
+
+    async def replicated(self, room_id: str | None = None) -> bool:
+        """Whether what the store holds now (of `room_id`'s shard, on a Redis Cluster) is on as many
+        replicas as a save waits for (after a save whose answer was lost, before it is answered as
+        done); True when saves wait for none."""
         return True
 
     async def close(self) -> None:  # noqa: B027 (optional hook: only Redis holds connections)

@@ -1,6 +1,12 @@
 """The Redis store (redis.asyncio). Each write is one Lua script: compare the version, then set the
 state, append to the log and update the lobby index, so no update is lost or applied twice. The writes
-of many rooms made at the same moment travel together in one pipeline (one round trip)."""
+of many rooms made at the same moment travel together in one pipeline (one round trip).
+
+On a Redis Cluster a script may touch one slot only: the save script touches the room's own keys
+(`{room:<id>}`) and keeps the room's lobby line in the room hash; the global indexes (the `rooms` set,
+the `lobby` hash) are written after it, by a second command, only when they change (a new room, a
+new lobby line: a few times per session, not per card), version-guarded so that a late write never
+replaces a newer line. See docs/scaling.md, "Redis Cluster"."""
 
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ from .base import JSON, NotReplicatedError, Store, StoredRoom, VersionConflictEr
 from .connect import parse_redis_url, redis_client
 from .connect import split_store_url as split_store_url  # callers of one Redis's plain URL
 from .keys import Keys
-from .lean_pipeline import LeanPipeline
+from .sharded import ClusterLeanPipeline, lean_pipeline
 
 # The daily challenge's claims and per-deal results are kept this long (seconds): they matter on their
 # day only, and a few days more let a player in a far time zone look back.
@@ -61,6 +67,52 @@ return {1, version}
 """
 
 
+# The save of a Redis Cluster: the room's own slot only. KEYS: room hash, room log. ARGV as above.
+# Answers {1, version, lobby line changed (0/1), new room (0/1)} or {0, found}.
+_SAVE_ROOM_SCRIPT = """
+local found = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if found ~= tonumber(ARGV[1]) then
+  return {0, found}
+end
+local version = found + 1
+if ARGV[2] == '' then
+  redis.call('HSET', KEYS[1], 'version', version)
+else
+  redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
+end
+for i = 5, #ARGV do
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+end
+local changed = 0
+if redis.call('HGET', KEYS[1], 'lobby') ~= ARGV[4] then
+  redis.call('HSET', KEYS[1], 'lobby', ARGV[4])
+  changed = 1
+end
+local new = 0
+if found == 0 then
+  new = 1
+end
+return {1, version, changed, new}
+"""
+
+# The lobby index of a Redis Cluster (one slot: the lobby and its versions). KEYS: lobby hash, lobby
+# versions hash. ARGV: room id, version, lobby JSON ("" removes the entry). Written only if no newer
+# version of the room's line is there already. 1 if written.
+LOBBY_INDEX_SCRIPT = """
+local known = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+if known >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+if ARGV[3] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+end
+return 1
+"""
+
+
 # KEYS: room hash, room log, players hash, chat list, rooms set, lobby hash, owner book.
 # ARGV: room id, archived session number, expiry (ms).
 _RETAIN_SCRIPT = """
@@ -77,7 +129,21 @@ redis.call('HDEL', KEYS[7], ARGV[1])
 return 1
 """
 
-# KEYS: room hash, room log, players hash, chat list, rooms set. ARGV: room id.
+# The room's part of `retain` on a Redis Cluster (the indexes follow). KEYS: room hash, room log,
+# players hash, chat list. ARGV: archived session number, expiry (ms).
+_RETAIN_ROOM_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'archived', ARGV[1])
+for i = 1, 4 do
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
+end
+return 1
+"""
+
+# KEYS: room hash, room log, players hash, chat list, rooms set (absent on a Redis Cluster: added
+# after). ARGV: room id.
 _PERSIST_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return 0
@@ -85,7 +151,9 @@ end
 for i = 1, 4 do
   redis.call('PERSIST', KEYS[i])
 end
-redis.call('SADD', KEYS[5], ARGV[1])
+if #KEYS > 4 then
+  redis.call('SADD', KEYS[5], ARGV[1])
+end
 return 1
 """
 
@@ -108,6 +176,14 @@ return 1
 """
 
 
+def _acknowledged(replica: Any) -> bool:
+    """Whether a replica of `ROLE`'s list ([host, port, offset]) acknowledged some offset."""
+    if not isinstance(replica, list) or len(replica) < 3:
+        return False
+    offset = replica[2].decode() if isinstance(replica[2], bytes) else str(replica[2])
+    return offset.isdigit() and int(offset) > 0
+
+
 @dataclass(slots=True)
 class _PendingSave:
     """One save waiting for the next pipeline: its keys, its script arguments, who waits."""
@@ -124,21 +200,35 @@ class RedisStore(Store):
 
     def __init__(self, url: str, prefix: str | None = None) -> None:
         address = parse_redis_url(url)
+        self.url = url
         self.keys = Keys(prefix if prefix is not None else address.prefix)
         # After each batch of saves: WAIT for this many replicas (0: none), this long at most.
         self.wait_replicas, self.wait_ms = address.wait, address.wait_ms
         # A bounded pool that waits for a free connection (the default pool raises when it runs out,
         # which hundreds of busy tables do). Through sentinels: short socket timeouts, so that a
         # primary that vanished without closing its sockets is given up (and the next found).
-        timeouts = {"socket_timeout": 5.0, "socket_connect_timeout": 2.0} if address.sentinel else {}
+        timeouts = {"socket_timeout": 5.0, "socket_connect_timeout": 2.0} \
+            if address.sentinel or address.cluster else {}
+        # (A `RedisCluster` on a Redis Cluster: it takes the same commands.)
         self.redis: Redis = redis_client(address, decode_responses=True, max_connections=64,
                                          pool_timeout=20, **timeouts)
-        self._save_sha = hashlib.sha1(_SAVE_SCRIPT.encode()).hexdigest()
+        # On a Redis Cluster: the save touches the room's slot only, the indexes are written after it.
+        self.clustered = address.cluster
+        self._save_text = _SAVE_ROOM_SCRIPT if self.clustered else _SAVE_SCRIPT
+        self._save_sha = hashlib.sha1(self._save_text.encode()).hexdigest()
         # The rarer scripts (EVALSHA, loaded again by redis-py after a NOSCRIPT).
         self._room_key_script = self.redis.register_script(_ROOM_KEY_SCRIPT)
-        self._retain_script = self.redis.register_script(_RETAIN_SCRIPT)
+        self._retain_script = self.redis.register_script(_RETAIN_ROOM_SCRIPT if self.clustered
+                                                         else _RETAIN_SCRIPT)
         self._persist_script = self.redis.register_script(_PERSIST_SCRIPT)
-        self._saves = LeanPipeline(self.redis.connection_pool, SAVE_CONNECTIONS)
+        self._lobby_index_script = self.redis.register_script(LOBBY_INDEX_SCRIPT)
+        self._saves = lean_pipeline(self.redis, SAVE_CONNECTIONS)
+        # Cluster: index writes (room id -> (version, lobby JSON or None for "unchanged", new room))
+        # that failed after their save committed, sent again with the next batch.
+        self._unindexed: dict[str, tuple[int, str | None, bool]] = {}
+        # Cluster: node name -> replicas its primary had attached at its last ROLE (at most the wait).
+        self._attached: dict[str, int] = {}
+        self._asked: dict[str, int] = {}  # node name -> the replicas its last WAIT asked for
         # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
         # one write and one read for the batch instead of one round trip each. Each save is still its
         # own Lua script, atomic on its own (a room has at most one save in flight: its lock).
@@ -152,7 +242,9 @@ class RedisStore(Store):
         self, room_id: str, state: JSON, expected_version: int, log: list[JSON], lobby_entry: JSON | None
     ) -> int:
         """The versioned write (one Lua script, atomic in Redis)."""
-        keys = [self.keys.room(room_id), self.keys.room_log(room_id), self.keys.lobby, self.keys.rooms]
+        keys = [self.keys.room(room_id), self.keys.room_log(room_id)]
+        if not self.clustered:
+            keys += [self.keys.lobby, self.keys.rooms]
         remembered = self._written.pop(room_id, None)
         unchanged = remembered is not None and remembered[0] == expected_version and remembered[1] == state
         args: list[Any] = [expected_version, "" if unchanged else json.dumps(state, separators=(",", ":")),
@@ -167,9 +259,10 @@ class RedisStore(Store):
         written, version, *replicas = await future
         if not written:
             raise VersionConflictError(room_id, expected_version, int(version))
-        if replicas and replicas[0] < self.wait_replicas:
+        wanted = replicas[1] if len(replicas) > 1 else self.wait_replicas
+        if replicas and replicas[0] < wanted:
             # The primary holds it, too few replicas do: not answered as done (nor remembered).
-            raise NotReplicatedError(room_id, int(version), replicas[0], self.wait_replicas)
+            raise NotReplicatedError(room_id, int(version), replicas[0], wanted)
         self._written[room_id] = (int(version), state)
         if len(self._written) > REMEMBERED_STATES:
             self._written.popitem(last=False)
@@ -185,19 +278,25 @@ class RedisStore(Store):
         """Run a batch of saves in one pipeline; each save's future gets its own answer (with
         `wait_replicas`, the replicas that confirmed the batch follow the script's reply)."""
         try:
-            results, replicas = await self._run_scripts(batch)
-            missing = [save for save, result in zip(batch, results, strict=True)
-                       if isinstance(result, NoScriptError)]
-            if missing:
-                # Redis lost its script cache (restart, SCRIPT FLUSH): NOSCRIPT ran nothing, so load the
-                # script and run those saves again.
-                self._save_sha = str(await self.redis.script_load(_SAVE_SCRIPT))
-                again, replicas_again = await self._run_scripts(missing)
-                retried = dict(zip(map(id, missing), again, strict=True))
-                results = [retried.get(id(save), result) for save, result in zip(batch, results, strict=True)]
-                # Each WAIT covers the writes of its own connection (maybe not the same one): the saves
-                # of the batch are confirmed as far as the lesser of the two.
-                replicas = [min(*replicas, *replicas_again)] if replicas else []
+            if isinstance(self._saves, ClusterLeanPipeline):
+                results = await self._run_cluster_scripts(batch)
+            else:
+                results, replicas = await self._run_scripts(batch)
+                missing = [save for save, result in zip(batch, results, strict=True)
+                           if isinstance(result, NoScriptError)]
+                if missing:
+                    # Redis lost its script cache (restart, SCRIPT FLUSH): NOSCRIPT ran nothing, so load
+                    # the script and run those saves again.
+                    self._save_sha = str(await self.redis.script_load(self._save_text))
+                    again, replicas_again = await self._run_scripts(missing)
+                    retried = dict(zip(map(id, missing), again, strict=True))
+                    results = [retried.get(id(save), result)
+                               for save, result in zip(batch, results, strict=True)]
+                    # Each WAIT covers the writes of its own connection (maybe not the same one): the
+                    # saves of the batch are confirmed as far as the lesser of the two.
+                    replicas = [min(*replicas, *replicas_again)] if replicas else []
+                results = [result if isinstance(result, Exception) else [*result, *replicas]
+                           for result in results]
         except Exception as failure:
             for save in batch:
                 if not save.future.done():
@@ -209,7 +308,7 @@ class RedisStore(Store):
             if isinstance(result, Exception):
                 save.future.set_exception(result)
             else:
-                save.future.set_result([*result, *replicas])
+                save.future.set_result(result)
 
     async def _run_scripts(self, batch: list[_PendingSave]) -> tuple[list[Any], list[int]]:
         """The batch's scripts, in one pipeline, and with `wait_replicas` a WAIT after them on the
@@ -223,6 +322,91 @@ class RedisStore(Store):
         replies = await self._saves.run(commands)
         waited = replies.pop()
         return replies, [0 if isinstance(waited, Exception) else int(waited)]
+
+    async def _run_cluster_scripts(self, batch: list[_PendingSave]) -> list[Any]:
+        """A Redis Cluster's batch: each node's share of the scripts in one pipeline, with `WAIT` and
+        `ROLE` after them on the same connection (with `wait_replicas`), then the index writes of the
+        saves that changed an index. Each save's answer: an exception, or [written, version] (a
+        conflict) or [written, version, replicas confirmed, replicas wanted]: `wait_replicas`, or
+        fewer when its shard's primary has fewer replicas attached (ROLE)."""
+        assert isinstance(self._saves, ClusterLeanPipeline)
+        tail = self._wait_tail if self.wait_replicas else ()
+        commands = [("EVALSHA", self._save_sha, len(save.keys), *save.keys, *save.args) for save in batch]
+        results, tails = await self._saves.run_with_tail(commands, tail)
+        missing = [index for index, result in enumerate(results) if isinstance(result, NoScriptError)]
+        if missing:
+            # A node without the script (restarted, or a replica promoted): EVAL, on the saves' own
+            # nodes only, runs it and caches it there (a SCRIPT LOAD to every primary would fail while
+            # one is away).
+            again, tails_again = await self._saves.run_with_tail(
+                [("EVAL", self._save_text, *commands[index][2:]) for index in missing], tail)
+            for index, result, tail_replies in zip(missing, again, tails_again, strict=True):
+                results[index], tails[index] = result, tail_replies
+        answers: list[Any] = []
+        index_writes: dict[str, tuple[int, str | None, bool]] = dict(self._unindexed)
+        for save, result, tail_replies in zip(batch, results, tails, strict=True):
+            if isinstance(result, Exception) or not result[0]:
+                answers.append(result if isinstance(result, Exception) else list(result[:2]))
+                continue
+            written, version, changed, new = (int(value) for value in result)
+            room_id = str(save.args[2])
+            if changed or new:
+                index_writes[room_id] = (version, str(save.args[3]) if changed else None, bool(new))
+            answers.append([written, version, *self._confirmed(tail_replies)])
+        if index_writes:
+            await self._write_indexes(index_writes)
+        return answers
+
+    def _wait_tail(self, node: str) -> list[tuple[Any, ...]]:
+        """What follows a node's share of a batch: `WAIT` for as many replicas as the node had attached
+        at its last `ROLE` (at most `wait_replicas`: a WAIT for a replica that is not there would hold
+        every save of the node for `wait_ms`), then `ROLE` again."""
+        asked = self._asked[node] = self._attached.get(node, self.wait_replicas)
+        return [("WAIT", asked, self.wait_ms), ("ROLE",)]
+
+    def _confirmed(self, tail: tuple[str, list[Any]]) -> list[int]:
+        """[replicas that confirmed, replicas wanted] from a node's `WAIT` and `ROLE` answers ([] without
+        WAIT): as many as the primary has attached (ROLE) and the WAIT asked for, at most
+        `wait_replicas`."""
+        if not self.wait_replicas:
+            return []
+        node, replies = tail
+        waited, role = [*replies, None, None][:2]
+        confirmed = 0 if not isinstance(waited, int) else waited
+        if isinstance(role, list) and len(role) > 2 and isinstance(role[2], list):
+            # A replica still in its first sync has acknowledged no offset yet: not counted until it has.
+            in_step = sum(1 for replica in role[2] if _acknowledged(replica))
+            attached = min(self.wait_replicas, in_step)
+            self._attached[node] = attached
+        else:
+            attached = self.wait_replicas
+        # No more than the WAIT asked for: a replica that attached meanwhile is asked for next time.
+        return [confirmed, min(attached, self._asked.get(node, self.wait_replicas))]
+
+    async def _write_indexes(self, writes: dict[str, tuple[int, str | None, bool]]) -> None:
+        """The lobby index and the rooms set of a cluster, after the saves (one pipeline per node). A
+        write that fails is kept and sent again with the next batch: the save itself stands."""
+        self._unindexed.clear()
+        commands: list[tuple[Any, ...]] = []
+        owners: list[str] = []
+        for room_id, (version, entry, new) in writes.items():
+            if new:
+                commands.append(("SADD", self.keys.rooms, room_id))
+                owners.append(room_id)
+            if entry is not None:
+                commands.append(("EVALSHA", self._lobby_index_script.sha, 2, self.keys.lobby,
+                                 self.keys.lobby_versions, room_id, version, entry))
+                owners.append(room_id)
+        replies = await self._saves.run(commands)
+        lost = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if lost:  # the index's node lost its script cache: EVAL there (as the saves above)
+            again = await self._saves.run([("EVAL", LOBBY_INDEX_SCRIPT, *commands[index][2:])
+                                           for index in lost])
+            for index, reply in zip(lost, again, strict=True):
+                replies[index] = reply
+        for room_id, reply in zip(owners, replies, strict=True):
+            if isinstance(reply, Exception):
+                self._unindexed[room_id] = writes[room_id]
 
     async def load(self, room_id: str) -> StoredRoom | None:
         """The stored room."""
@@ -327,9 +511,19 @@ class RedisStore(Store):
     async def retain(self, room_id: str, session: int, seconds: float) -> bool:
         """One script: `archived` in the room hash, PEXPIRE on each of the room's keys, out of the rooms
         set, the lobby and the owner book."""
-        keys = [*self.keys.room_keys(room_id), self.keys.rooms, self.keys.lobby, self.keys.room_owners]
-        done = await self._retain_script(keys=keys, args=[room_id, session, max(1, round(seconds * 1000))])
-        return bool(done)
+        expiry = max(1, round(seconds * 1000))
+        if not self.clustered:
+            keys = [*self.keys.room_keys(room_id), self.keys.rooms, self.keys.lobby, self.keys.room_owners]
+            return bool(await self._retain_script(keys=keys, args=[room_id, session, expiry]))
+        # A cluster: the room's slot first, then the indexes (each its own slot).
+        if not await self._retain_script(keys=self.keys.room_keys(room_id), args=[session, expiry]):
+            return False
+        self._unindexed.pop(room_id, None)
+        await self.redis.srem(self.keys.rooms, room_id)
+        await self.redis.hdel(self.keys.lobby, room_id)
+        await self.redis.hdel(self.keys.lobby_versions, room_id)
+        await self.redis.hdel(self.keys.room_owners, room_id)
+        return True
 
     async def archived(self, room_id: str) -> int | None:
         """HGET `archived` of the room hash."""
@@ -338,8 +532,10 @@ class RedisStore(Store):
 
     async def persist(self, room_id: str) -> None:
         """One script: PERSIST on each of the room's keys, back in the rooms set."""
-        keys = [*self.keys.room_keys(room_id), self.keys.rooms]
-        await self._persist_script(keys=keys, args=[room_id])
+        if not self.clustered:
+            await self._persist_script(keys=[*self.keys.room_keys(room_id), self.keys.rooms], args=[room_id])
+        elif await self._persist_script(keys=self.keys.room_keys(room_id), args=[room_id]):
+            await self.redis.sadd(self.keys.rooms, room_id)
 
     async def chat_lines(self, room_id: str) -> list[JSON]:
         """LRANGE of the room's chat list."""
@@ -353,12 +549,24 @@ class RedisStore(Store):
         except Exception:
             return False
 
-    async def replicated(self) -> bool:
+    async def replicated(self, room_id: str | None = None) -> bool:
         """With `wait_replicas`: a write of its own (a probe key) and a WAIT behind it on one
         connection; the primary's replication stream is one line, so the replicas that confirm the
-        probe hold everything written before it. True when saves wait for no replica."""
+        probe hold everything written before it. True when saves wait for no replica. On a Redis
+        Cluster the probe goes to `room_id`'s shard (each shard replicates on its own)."""
         if not self.wait_replicas:
             return True
+        if isinstance(self._saves, ClusterLeanPipeline):
+            probe = self.keys.room_probe(room_id) if room_id is not None else self.keys.replication_probe
+            try:
+                replies, tails = await self._saves.run_with_tail([("SET", probe, "1", "PX", 60_000)],
+                                                                 self._wait_tail)
+            except Exception:
+                return False
+            if isinstance(replies[0], Exception):
+                return False
+            confirmed, wanted = self._confirmed(tails[0])
+            return confirmed >= wanted
         try:
             replies = await self._saves.run([("SET", self.keys.replication_probe, "1", "PX", 60_000),
                                              ("WAIT", self.wait_replicas, self.wait_ms)])
@@ -366,6 +574,19 @@ class RedisStore(Store):
             return False
         return not isinstance(replies[0], Exception) and isinstance(replies[1], int) \
             and replies[1] >= self.wait_replicas
+
+    async def old_key_names(self) -> bool:
+        """A look at the keys an older server wrote: the lobby, or a room of the rooms set, under its
+        old name (`<prefix>lobby`, `<prefix>room:<id>`) and not under its new one."""
+        old = self.keys.prefix
+        if await self.redis.exists(f"{old}lobby"):
+            return True
+        found = await self.redis.srandmember(self.keys.rooms)
+        if found is None:
+            return False
+        room_id = found.decode() if isinstance(found, bytes) else str(found)
+        return bool(await self.redis.exists(f"{old}room:{room_id}")) and \
+            not await self.redis.exists(self.keys.room(room_id))
 
     async def delete_everything(self) -> int:
         """Delete every key under this store's prefix (never the whole database). For tests."""
@@ -380,4 +601,5 @@ class RedisStore(Store):
             self._send_pending()
         await asyncio.gather(*self._batches, return_exceptions=True)
         await self.redis.aclose()
-        await self.redis.connection_pool.disconnect()
+        if not self.clustered:  # a cluster's client closes its nodes' connections itself
+            await self.redis.connection_pool.disconnect()

@@ -54,7 +54,7 @@ async def test_a_spread_pass_sends_one_call_at_a_time_and_lets_other_work_run_be
     worker = asyncio.get_running_loop().create_task(other_work())
     try:
         calls: list[Call] = [([f"k{index}"] * (index + 1), []) for index in range(3)]
-        assert await script.run_spread(iter(calls), 0.001) == [1, 2, 3]  # in order
+        assert await script.run_spread(iter([[call] for call in calls]), 0.001) == [1, 2, 3]  # in order
     finally:
         worker.cancel()
         await redis.aclose()

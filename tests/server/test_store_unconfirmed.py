@@ -130,7 +130,7 @@ async def test_a_lost_answer_found_on_the_primary_alone_is_not_confirmed(
     client, lossy, action = at_first_turn
     held = [False]
 
-    async def replicated() -> bool:
+    async def replicated(room_id: str | None = None) -> bool:
         return held[0]
 
     store.replicated = replicated  # type: ignore[method-assign]

@@ -12,13 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from redis.asyncio.cluster import RedisCluster
 
 from server.cluster.processes import PrivateRedis, PrivateSentinel, wait_until
 from server.store import VersionConflictError, open_store
 from server.store.connect import (
+    DEFAULT_REDIS_PORT,
     DEFAULT_SENTINEL_PORT,
     SentinelRedis,
     StoreUrlError,
+    is_redis_url,
     on_old_primary,
     parse_redis_url,
     redis_client,
@@ -68,10 +71,30 @@ def test_one_redis_waits_only_when_asked_and_redis_py_never_sees_our_options() -
     ("redis:///0", "names no host"),
     ("redis://h:1/zero", "not a number"),
     ("mongodb://h:1/whist", "unknown Redis URL"),
+    ("redis-cluster://", "names no node"),
+    ("redis-cluster://h:1,,h:2", "empty node address"),
+    ("redis-cluster://h:port", "bad port"),
+    ("redis-cluster://u:secret@h:1", "passwords"),
+    ("redis-cluster://h:1/3", "one database"),
+    ("redis-cluster://h:1?wait=-1", "negative"),
+    ("redis-cluster://h:1?db=2", "unknown option"),
 ])
 def test_a_bad_url_is_refused_with_what_is_wrong(url: str, complaint: str) -> None:
     with pytest.raises(StoreUrlError, match=complaint):
         parse_redis_url(url)
+
+
+def test_a_cluster_url_names_its_startup_nodes_and_waits_for_one_replica_by_default() -> None:
+    address = parse_redis_url("redis-cluster://10.0.0.1:7000,10.0.0.2,[::1]:7002?prefix=p:")
+    assert address.cluster and not address.sentinel
+    assert address.nodes == (("10.0.0.1", 7000), ("10.0.0.2", DEFAULT_REDIS_PORT), ("::1", 7002))
+    assert (address.prefix, address.db, address.wait, address.wait_ms) == ("p:", 0, 1, 500)
+    asked = parse_redis_url("redis-cluster://h:1?wait=0&wait_ms=50")
+    assert (asked.wait, asked.wait_ms, asked.prefix) == (0, 50, "whist:")
+    assert not parse_redis_url("redis://h:1/0").cluster
+    assert is_redis_url("redis-cluster://h:1")
+    assert isinstance(redis_client(address, decode_responses=True, max_connections=2, pool_timeout=1),
+                      RedisCluster), "connects lazily"
 
 
 def test_open_store_knows_the_sentinel_scheme_and_refuses_others() -> None:

@@ -1,11 +1,13 @@
-"""The store contract, one suite run on both stores (the `store` fixture): versioned writes
-(compare-and-set), the event log, the lobby index, the daily secret and the daily leaderboard (docs/rules.md
-§2 "Game score": equal scores ranked by who got there first)."""
+"""The store contract, one suite run on both stores (the `store` fixture), the Redis store also on a
+Redis Cluster: versioned writes (compare-and-set), the event log, the lobby index, the daily secret
+and the daily leaderboard (docs/rules.md §2 "Game score": equal scores ranked by who got there
+first); and the key names (every key of a room in one hash slot)."""
 
 from __future__ import annotations
 
 import asyncio
 import calendar
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,34 @@ from server.store import NotReplicatedError, Store, VersionConflictError, open_s
 from server.store.keys import Keys
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore, split_store_url
+from server.store.sharded import slot_of
+
+
+@pytest.fixture(params=["memory", "redis", "cluster"])
+async def store(request: pytest.FixtureRequest, redis_url: str, redis_cleanup: str, redis_cluster_url: str,
+                redis_cluster_cleanup: str) -> AsyncIterator[Store]:
+    """This module's contract runs on a Redis Cluster too (the session's own)."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    url, prefix = (redis_url, redis_cleanup) if request.param == "redis" else \
+        (redis_cluster_url, redis_cluster_cleanup)
+    redis_store = RedisStore(url, prefix=prefix)
+    yield redis_store
+    await redis_store.close()
+
+
+def test_every_key_of_a_room_is_in_one_hash_slot() -> None:
+    keys = Keys("whist:")
+    for room_id in ("ab12", "zz99", "r1"):
+        names = [*keys.room_keys(room_id), keys.room_owner(room_id), keys.room_presence(room_id),
+                 keys.room_changes(room_id), keys.room_probe(room_id)]
+        assert all(name.startswith(f"whist:{{room:{room_id}}}") for name in names), names
+        assert len({slot_of(name) for name in names}) == 1, names
+    assert slot_of(keys.room("ab12")) != slot_of(keys.room("zz99")), "rooms spread over the slots"
+    assert slot_of(keys.leaderboard("2026-12-04")) == slot_of(keys.leaderboard_lines("2026-12-04"))
+    assert slot_of(keys.processes) == slot_of(keys.process_info("p1")) == slot_of(keys.process_inbox("p1"))
+    assert slot_of(keys.lobby) == slot_of(keys.lobby_versions)
 
 
 async def test_create_then_versioned_updates(store: Store) -> None:
@@ -239,14 +269,12 @@ async def test_retained_redis_keys_carry_the_retention(redis_url: str, redis_cle
         await store.close()
 
 
-async def test_the_server_secret_is_created_once(
-    store: Store, redis_url: str, redis_cleanup: str
-) -> None:
+async def test_the_server_secret_is_created_once(store: Store) -> None:
     secret = await store.daily_secret()
     assert len(secret) == 64 and await store.daily_secret() == secret
     if isinstance(store, RedisStore):
         # Another process on the same Redis gets the same secret.
-        other = RedisStore(redis_url, prefix=redis_cleanup)
+        other = RedisStore(store.url, prefix=store.keys.prefix)
         try:
             assert await other.daily_secret() == secret
         finally:
