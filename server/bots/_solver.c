@@ -143,13 +143,16 @@ typedef struct {
     int (*settle)(SolverObject *s);
     int (*best_move)(SolverObject *s, int *value, int *move);
     int (*tricks_left)(const SolverObject *s);
+    int (*move_values)(SolverObject *s, int alpha, int beta, int *cards, int *values);
+    int (*one_moves)(SolverObject *s, int taken, int *cards, int *values);
 } Engine;
 
 #define V(name) name##_portable
 #include "_solver_search.h"
 #undef V
 static const Engine PORTABLE = {exact_value_portable, search_portable, one_search_portable,
-                                settle_complete_trick_portable, best_move_core_portable, tricks_left_portable};
+                                settle_complete_trick_portable, best_move_core_portable, tricks_left_portable,
+                                move_values_core_portable, one_moves_core_portable};
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __GNUC__ >= 12
 #pragma GCC push_options
@@ -159,7 +162,7 @@ static const Engine PORTABLE = {exact_value_portable, search_portable, one_searc
 #undef V
 #pragma GCC pop_options
 static const Engine X86_64_V3 = {exact_value_v3, search_v3, one_search_v3, settle_complete_trick_v3,
-                                 best_move_core_v3, tricks_left_v3};
+                                 best_move_core_v3, tricks_left_v3, move_values_core_v3, one_moves_core_v3};
 #define HAVE_X86_64_V3 1
 #endif
 
@@ -299,6 +302,66 @@ static PyObject *Solver_exactly_one(SolverObject *s, PyObject *args, PyObject *k
     return PyBool_FromLong(result);
 }
 
+/* A list of (card bit, value) pairs from the engine's arrays. */
+static PyObject *pairs(const int *cards, const int *values, int n, int as_bool) {
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *pair = as_bool ? Py_BuildValue("(iO)", cards[i], values[i] ? Py_True : Py_False)
+                                 : Py_BuildValue("(ii)", cards[i], values[i]);
+        if (!pair) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, pair);
+    }
+    return out;
+}
+
+/* The checks best_move, move_values and exactly_one_moves share: a card to choose. */
+static int card_to_choose(SolverObject *s) {
+    if (s->nplayed == 4) {
+        PyErr_SetString(PyExc_ValueError, "the trick is complete: no card to choose");
+        return 0;
+    }
+    if (!engine.tricks_left(s)) {
+        PyErr_SetString(PyExc_ValueError, "the seat to play holds no card");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *Solver_move_values(SolverObject *s, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"hands", "leader", "played", "alpha", "beta", NULL};
+    PyObject *hands, *played = NULL;
+    int leader, alpha = -1, beta = 99;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Oii", names, &hands, &leader, &played, &alpha, &beta))
+        return NULL;
+    if (!load_position(s, hands, leader, played) || !card_to_choose(s)) return NULL;
+    int cards[13], values[13];
+    int n = engine.move_values(s, alpha, beta, cards, values);
+    if (s->aborted) Py_RETURN_NONE;
+    for (int i = 0; i < n; i++)
+        if (values[i] == -1000) {
+            PyErr_SetString(PyExc_RuntimeError, "a card without a representative (a solver bug)");
+            return NULL;
+        }
+    return pairs(cards, values, n, 0);
+}
+
+static PyObject *Solver_exactly_one_moves(SolverObject *s, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"hands", "leader", "played", "taken", NULL};
+    PyObject *hands, *played = NULL;
+    int leader, taken = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Oi", names, &hands, &leader, &played, &taken))
+        return NULL;
+    if (!load_position(s, hands, leader, played) || !card_to_choose(s)) return NULL;
+    int cards[13], values[13];
+    int n = engine.one_moves(s, taken, cards, values);
+    if (s->aborted) Py_RETURN_NONE;
+    return pairs(cards, values, n, 1);
+}
+
 static int Solver_init(SolverObject *s, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"trump", "side_a", "maximizes", "node_limit", NULL};
     int trump;
@@ -345,6 +408,13 @@ static PyMethodDef Solver_methods[] = {
      "limit; a full window gives the exact value, a narrower one a fail-soft bound."},
     {"best_move", (PyCFunction)(void (*)(void))Solver_best_move, METH_VARARGS | METH_KEYWORDS,
      "best_move(hands, leader, played=()): (value, card bit) for the seat to play, or None past the limit."},
+    {"move_values", (PyCFunction)(void (*)(void))Solver_move_values, METH_VARARGS | METH_KEYWORDS,
+     "move_values(hands, leader, played=(), alpha=-1, beta=99): [(card bit, value after it)] for every "
+     "legal card of the seat to play (ascending), or None past the limit; exact values with the full "
+     "window, fail-soft bounds with a narrower one."},
+    {"exactly_one_moves", (PyCFunction)(void (*)(void))Solver_exactly_one_moves, METH_VARARGS | METH_KEYWORDS,
+     "exactly_one_moves(hands, leader, played=(), taken=0): [(card bit, exactly one after it)] for every "
+     "legal card, or None past the limit."},
     {"exactly_one", (PyCFunction)(void (*)(void))Solver_exactly_one, METH_VARARGS | METH_KEYWORDS,
      "exactly_one(hands, leader, played=(), taken=0): whether side A ends with exactly one trick, or None."},
     {NULL, NULL, 0, NULL},

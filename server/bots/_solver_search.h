@@ -533,3 +533,100 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
 static int V(tricks_left)(const SolverObject *s) {
     return V(popcount)(s->hands[(s->leader + s->nplayed) & 3]);
 }
+
+/* Every legal card of the seat to play (ascending bits) and the value after it, the current trick
+ * included: exact if the window (alpha, beta) holds every value, else a fail-soft bound as search's. The
+ * representative of each group of equivalent cards is searched and its value shared by the group.
+ * Returns the number of cards, 0 past the node limit. */
+static int V(move_values_core)(SolverObject *s, int alpha, int beta, int *cards, int *values) {
+    int seat = (s->leader + s->nplayed) & 3;
+    int most = V(popcount)(s->hands[seat]);
+    int full = alpha < 0 && beta > most;
+    int value = full ? V(exact_value)(s) : 0;
+    if (s->aborted) return 0;
+    int best, best_seat;
+    V(best_so_far)(s, &best, &best_seat);
+    int moves[13], found[13];
+    int n = V(legal_moves)(s, seat, moves);
+    int maximizing = V(wants_a)(s, seat);
+    for (int i = 0; i < n; i++) {
+        if (!full) {
+            found[i] = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta);
+            if (s->aborted) return 0;
+            continue;
+        }
+        /* The child is at most the value for the seat that maximizes, at least it for the other: test the
+         * value first (the likeliest), then bisect what is left. */
+        int low = maximizing ? 0 : value, high = maximizing ? value : most;
+        int guess = maximizing ? high : low + 1;
+        while (low < high) {
+            int child = V(play_and_search)(s, seat, moves[i], best, best_seat, guess - 1, guess);
+            if (s->aborted) return 0;
+            if (child >= guess) low = child < high ? child : high;
+            else high = child > low ? child : low;
+            guess = (low + high + 1) / 2;
+        }
+        found[i] = low;
+    }
+    u64 hand = s->hands[seat];
+    if (s->nplayed && (hand & SUIT_MASK[SUIT_OF(s->played[0])])) hand &= SUIT_MASK[SUIT_OF(s->played[0])];
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i]; /* they separate cards too */
+    int count = 0;
+    while (hand) {
+        int bit = V(low_bit)(hand);
+        hand &= hand - 1;
+        /* Its group's representative: down through the live cards while they are this seat's. */
+        int rep = bit;
+        for (;;) {
+            u64 below = live & SUIT_MASK[SUIT_OF(rep)] & ((1ULL << rep) - 1);
+            if (!below || !((s->hands[seat] >> V(high_bit)(below)) & 1)) break;
+            rep = V(high_bit)(below);
+        }
+        int k = 0;
+        while (k < n && moves[k] != rep) k++;
+        cards[count] = bit;
+        values[count] = k < n ? found[k] : -1000; /* -1000: no representative (a bug) */
+        count++;
+    }
+    return count;
+}
+
+/* Every legal card of the seat to play and whether side A ends with exactly one trick after it (piccolo;
+ * `taken` tricks so far). Returns the number of cards, 0 past the node limit. */
+static int V(one_moves_core)(SolverObject *s, int taken, int *cards, int *values) {
+    int seat = (s->leader + s->nplayed) & 3;
+    int best, best_seat;
+    V(best_so_far)(s, &best, &best_seat);
+    u64 hand = s->hands[seat];
+    if (s->nplayed && (hand & SUIT_MASK[SUIT_OF(s->played[0])])) hand &= SUIT_MASK[SUIT_OF(s->played[0])];
+    int count = 0;
+    while (hand) {
+        int m = V(low_bit)(hand);
+        hand &= hand - 1;
+        int child;
+        s->hands[seat] ^= 1ULL << m;
+        s->played[s->nplayed++] = m;
+        if (s->nplayed == 4) {
+            int winner = V(beats)(m, best, s->trump) ? seat : best_seat;
+            int leader = s->leader;
+            int trick[4];
+            memcpy(trick, s->played, sizeof trick);
+            s->leader = winner;
+            s->nplayed = 0;
+            child = V(one_search)(s, taken + V(in_a)(s, winner));
+            memcpy(s->played, trick, sizeof trick);
+            s->leader = leader;
+            s->nplayed = 4;
+        } else {
+            child = V(one_search)(s, taken);
+        }
+        s->nplayed--;
+        s->hands[seat] ^= 1ULL << m;
+        if (s->aborted) return 0;
+        cards[count] = m;
+        values[count] = child;
+        count++;
+    }
+    return count;
+}

@@ -2,9 +2,10 @@
 
 Both answer the same questions with the same arguments (solver.py describes them): `value` (side A's
 tricks from the position under best play), `best_move` (that value and a card of the seat to play that
-reaches it) and `exactly_one` (piccolo), each raising `NodeLimitError` past the solver's node limit (a
-count, never a clock). The compiled one visits fewer positions for the same answer (relative-rank
-transposition keys, null-window search, quick-trick bounds), so node counts differ between the two.
+reaches it), `move_values` (the value after each legal card), `exactly_one` (piccolo) and
+`exactly_one_moves` (its answer after each legal card), each raising `NodeLimitError` past the solver's
+node limit (a count, never a clock). The compiled one visits fewer positions for the same answer
+(relative-rank transposition keys, null-window search, quick-trick bounds), so node counts differ.
 
 `IMPLEMENTATION` says which is in use: "c", or "python" where the extension was not built (no C compiler
 at install time) or when the environment variable `WHIST_PURE_SOLVER=1` asks for the reference solver.
@@ -68,6 +69,25 @@ class CompiledSolver:
     def best_move(self, hands: Sequence[int], leader: int, played: Sequence[int] = ()) -> tuple[int, int]:
         """The value and a card bit of the seat to play that reaches it."""
         result = self._solver.best_move(hands, leader, played)
+        if result is None:
+            raise self._limit()
+        return result
+
+    def move_values(self, hands: Sequence[int], leader: int, played: Sequence[int] = (),
+                    alpha: int = -1, beta: int = 99) -> list[tuple[int, int]]:
+        """(card bit, value after it) for every legal card of the seat to play, ascending by bit: side A's
+        tricks from the position (the current trick included) once that card is played, exact with the
+        full window, a fail-soft bound as `value`'s with a narrower one. Equivalent cards are searched
+        once and share their value; one table serves every card."""
+        result = self._solver.move_values(hands, leader, played, alpha, beta)
+        if result is None:
+            raise self._limit()
+        return result
+
+    def exactly_one_moves(self, hands: Sequence[int], leader: int, played: Sequence[int] = (),
+                          taken: int = 0) -> list[tuple[int, bool]]:
+        """(card bit, whether side A then ends with exactly one trick) for every legal card (piccolo)."""
+        result = self._solver.exactly_one_moves(hands, leader, played, taken)
         if result is None:
             raise self._limit()
         return result
