@@ -5,7 +5,8 @@ from collections.abc import Sequence
 class Solver:
     nodes: int
     node_limit: int
-    def __init__(self, trump: int, side_a: int, maximizes: int, node_limit: int = ...) -> None: ...
+    def __init__(self, trump: int, side_a: int, maximizes: int, node_limit: int = ...,
+                 exact_keys: bool = ...) -> None: ...
     def value(self, hands: Sequence[int], leader: int, played: Sequence[int] = ..., alpha: int = ...,
               beta: int = ...) -> int | None: ...
     def best_move(self, hands: Sequence[int], leader: int,

@@ -36,10 +36,11 @@ def _seat_mask(seats: Sequence[bool]) -> int:
 
 class CompiledSolver:
     """The compiled solver behind solver.py's interface. Reuse one across questions on the same deal and
-    goal: its transposition table stays valid."""
+    goal: its transposition table stays valid. `exact_keys=True` makes the table match on every rank
+    instead of only the ranks that mattered (slower; a second, independent search to check the first)."""
 
     def __init__(self, trump: str | None, side_a: Sequence[bool], maximizes: Sequence[bool],
-                 node_limit: int = 1_000_000) -> None:
+                 node_limit: int = 1_000_000, *, exact_keys: bool = False) -> None:
         if _compiled is None:
             raise RuntimeError("the compiled solver was not built (no C compiler at install time?)")
         self.trump = SUIT_INDEX[trump] if trump is not None else -1
@@ -47,7 +48,7 @@ class CompiledSolver:
         self.maximizes = tuple(bool(x) for x in maximizes)
         self.node_limit = node_limit
         self._solver = _compiled.Solver(self.trump, _seat_mask(self.side_a), _seat_mask(self.maximizes),
-                                        node_limit)
+                                        node_limit, exact_keys)
 
     @property
     def nodes(self) -> int:
