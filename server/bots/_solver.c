@@ -79,6 +79,7 @@ typedef struct {
     unsigned side_a, maximizes;
     int exact_keys; /* match on every rank (the plain relative-rank table), to check the winning ranks */
     long long node_limit, nodes;
+    long long stats[8];
     int aborted;
     Entry *table;
     Shapes *shapes;
@@ -126,24 +127,31 @@ static Shapes *shapes_find(const SolverObject *s, u64 lens, unsigned extra) {
     return NULL;
 }
 
-/* The tightest bounds the table holds for the position; 0 if no entry matches. */
-static int table_probe(const SolverObject *s, const Key *k, Probe *out) {
+/* The tightest bounds the table holds for the position (stopping once they decide the window (alpha,
+ * beta)); 0 if no entry matches. A shape that matched moves to the front of its list. */
+static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta, Probe *out) {
     out->low = -1;
     out->high = 99;
     out->move = -1;
     if (!s->table) return 0;
-    const Shapes *sh = shapes_find(s, k->lens, k->extra);
+    Shapes *sh = shapes_find(s, k->lens, k->extra);
     if (!sh) return 0;
     size_t mask = ((size_t)1 << s->table_bits) - 1;
+    const Entry *buckets[SHAPES];
+    uint32_t patterns[SHAPES][4];
+    for (int d = 0; d < sh->count; d++) {
+        pattern_of(k, sh->depths[d], patterns[d]);
+        buckets[d] = &s->table[(entry_hash(k->lens, k->extra, sh->depths[d], patterns[d]) & mask) * BUCKET];
+        __builtin_prefetch(buckets[d]);
+    }
     int found = 0;
     for (int d = 0; d < sh->count; d++) {
-        uint32_t depth = sh->depths[d], pattern[4];
-        pattern_of(k, depth, pattern);
-        const Entry *bucket = &s->table[(entry_hash(k->lens, k->extra, depth, pattern) & mask) * BUCKET];
+        uint32_t depth = sh->depths[d];
+        const Entry *bucket = buckets[d];
         for (int i = 0; i < BUCKET; i++) {
             const Entry *e = &bucket[i];
             if (!e->used || e->lens != k->lens || e->extra != k->extra || e->depth != depth
-                || memcmp(e->pattern, pattern, sizeof pattern))
+                || memcmp(e->pattern, patterns[d], sizeof patterns[d]))
                 continue;
             found = 1;
             if (e->low > out->low) {
@@ -156,6 +164,14 @@ static int table_probe(const SolverObject *s, const Key *k, Probe *out) {
                 out->high_depth = depth;
             }
             if (out->move < 0) out->move = e->move;
+            break;
+        }
+        if (out->low >= beta || out->high <= alpha || out->low == out->high) {
+            if (d > 0) { /* to the front: the next probe of these lengths likely needs it again */
+                uint32_t hit = sh->depths[d];
+                memmove(&sh->depths[1], &sh->depths[0], (size_t)d * sizeof hit);
+                sh->depths[0] = hit;
+            }
             break;
         }
     }
@@ -246,12 +262,12 @@ static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, 
         int known = 0;
         for (int d = 0; d < sh->count; d++) known |= sh->depths[d] == depth;
         if (!known) {
-            if (sh->count < SHAPES) {
-                sh->depths[sh->count++] = depth;
-            } else {
-                sh->depths[sh->next] = depth; /* the oldest shape's entries can no longer be found */
-                sh->next = (uint8_t)((sh->next + 1) % SHAPES);
-            }
+            /* New shapes go first; when the list is full the last (least recently useful) one goes and
+             * its entries can no longer be found. */
+            int keep = sh->count < SHAPES ? sh->count : SHAPES - 1;
+            memmove(&sh->depths[1], &sh->depths[0], (size_t)keep * sizeof depth);
+            sh->depths[0] = depth;
+            sh->count = (uint8_t)(keep + 1);
         }
     }
     uint32_t pattern[4];
@@ -578,7 +594,14 @@ static PyMethodDef Solver_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *Solver_get_stats(SolverObject *s, void *closure) {
+    (void)closure;
+    return Py_BuildValue("(LLLLLLLL)", s->stats[0], s->stats[1], s->stats[2], s->stats[3], s->stats[4],
+                         s->stats[5], s->stats[6], s->stats[7]);
+}
+
 static PyGetSetDef Solver_getset[] = {
+    {"stats", (getter)Solver_get_stats, NULL, "debug counters", NULL},
     {"nodes", (getter)Solver_get_nodes, NULL, "search nodes so far (one per card played)", NULL},
     {"node_limit", (getter)Solver_get_node_limit, NULL, "the node count past which searches stop", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -17,6 +17,29 @@ static inline int V(wants_a)(const SolverObject *s, int seat) { return (s->maxim
 
 /* ------------------------------------------------------------------ transposition table */
 
+#ifdef __BMI2__
+#include <immintrin.h>
+/* The bits of x under mask, packed from the bottom; and 13 bits spread to the even bits. */
+static inline u64 V(extract)(u64 x, u64 mask) { return _pext_u64(x, mask); }
+static inline uint32_t V(spread)(u64 x) { return (uint32_t)_pdep_u64(x, 0x55555555ULL); }
+#else
+static inline u64 V(extract)(u64 x, u64 mask) {
+    u64 out = 0;
+    for (int i = 0; mask; i++) {
+        u64 one = mask & -mask;
+        if (x & one) out |= 1ULL << i;
+        mask ^= one;
+    }
+    return out;
+}
+static inline uint32_t V(spread)(u64 x) {
+    uint32_t out = 0;
+    for (int i = 0; x; i++, x >>= 1)
+        if (x & 1) out |= 1u << (2 * i);
+    return out;
+}
+#endif
+
 /* The position at the start of a trick as the table keys it (see Key); `extra` is the leader, piccolo's
  * tricks so far and a tag. */
 static void V(make_key)(const SolverObject *s, unsigned extra, Key *k) {
@@ -25,20 +48,11 @@ static void V(make_key)(const SolverObject *s, unsigned extra, Key *k) {
     for (int seat = 0; seat < 4; seat++)
         for (int suit = 0; suit < 4; suit++)
             k->lens |= (u64)V(popcount)(s->hands[seat] & SUIT_MASK[suit]) << (16 * suit + 4 * seat);
+    u64 odd = s->hands[1] | s->hands[3], high = s->hands[2] | s->hands[3]; /* the owner's two bits */
     for (int suit = 0; suit < 4; suit++) {
         u64 out = all & SUIT_MASK[suit];
-        uint32_t owners = 0;
-        int n = 0;
-        while (out) {
-            int bit = V(high_bit)(out);
-            u64 one = 1ULL << bit;
-            unsigned owner = (s->hands[1] & one) ? 1 : (s->hands[2] & one) ? 2 : (s->hands[3] & one) ? 3 : 0;
-            owners = (owners << 2) | owner;
-            n++;
-            out ^= one;
-        }
-        k->owners[suit] = owners;
-        k->n[suit] = (uint8_t)n;
+        k->owners[suit] = V(spread)(V(extract)(odd, out)) | V(spread)(V(extract)(high, out)) << 1;
+        k->n[suit] = (uint8_t)V(popcount)(out);
     }
     k->extra = (uint8_t)extra;
 }
@@ -401,6 +415,10 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
             if (value < beta) beta = value;
         }
         if (alpha >= beta) {
+            s->stats[4]++;
+            if (i == 0) s->stats[5]++;
+            if (i == 0 && !s->nplayed) s->stats[6]++;
+            if (!s->nplayed) s->stats[7]++;
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
             all_rel = child_rel;
@@ -440,10 +458,11 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (remaining == 1) return V(last_trick)(s, rel);
     Key key;
     V(make_key)(s, (unsigned)s->leader, &key);
+    s->stats[0]++;
     int low = 0, high = remaining, code = -1;
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
     Probe probe;
-    if (table_probe(s, &key, &probe)) {
+    if (table_probe(s, &key, alpha, beta, &probe)) {
         if (probe.low > low) {
             low = probe.low;
             low_rel = V(top_cards)(s, probe.low_depth);
@@ -457,10 +476,12 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int first = V(lead_from_code)(s, code);
     if (low >= beta || low == high) {
         *rel = low == high ? low_rel | high_rel : low_rel;
+        s->stats[1]++;
         return low;
     }
     if (high <= alpha) {
         *rel = high_rel;
+        s->stats[1]++;
         return high;
     }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
@@ -497,12 +518,15 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     }
     if (low >= beta || low >= high) {
         *rel = low >= high ? low_rel | high_rel : low_rel;
+        s->stats[2]++;
         return low;
     }
     if (high <= alpha) {
         *rel = high_rel;
+        s->stats[2]++;
         return high;
     }
+    s->stats[3]++;
     int alpha0 = alpha > low ? alpha : low;
     int beta0 = beta < high ? beta : high;
     int chosen = -1;
@@ -572,7 +596,7 @@ static int V(one_search)(SolverObject *s, int taken) {
     if (keyed) {
         V(make_key)(s, (unsigned)s->leader | (unsigned)taken << 2 | 16u, &key);
         Probe probe;
-        if (table_probe(s, &key, &probe)) return probe.low;
+        if (table_probe(s, &key, 0, 1, &probe)) return probe.low;
     }
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
@@ -637,7 +661,7 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
         Key key;
         Probe probe;
         V(make_key)(s, (unsigned)s->leader, &key);
-        if (table_probe(s, &key, &probe)) first = V(lead_from_code)(s, probe.move);
+        if (table_probe(s, &key, -1, 99, &probe)) first = V(lead_from_code)(s, probe.move);
     }
     V(order_moves)(s, seat, moves, n, best, best_seat, first);
     int maximizing = V(wants_a)(s, seat);
