@@ -32,7 +32,7 @@ typedef uint64_t u64;
 #define TABLE_START_BITS 6 /* buckets of BUCKET entries */
 #define TABLE_MAX_BITS 18
 #define BUCKET 4
-#define SHAPES 8 /* depth vectors remembered per lengths and leader */
+#define SHAPES 32 /* depth vectors remembered per lengths and leader */
 
 static const u64 SUIT_MASK[4] = {0x1FFFULL, 0x1FFFULL << 13, 0x1FFFULL << 26, 0x1FFFULL << 39};
 
