@@ -266,9 +266,10 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
 /* ------------------------------------------------------------------ tricks for side A */
 
 /* Tricks `lead` surely cashes from the top before anyone may ruff, were it on lead: in each suit its cards
- * above every other seat's, no more (outside trumps) than any seat holding a trump can follow. `*rel` gets
- * the cards the count stands on (the winners counted; lengths alone decide the rest). */
-static int V(cashable)(const SolverObject *s, int lead, u64 *rel) {
+ * above every other seat's, no more (outside trumps) than any seat holding a trump can follow.
+ * `count[suit]` and `rel[suit]` get each suit's share and the cards it stands on (the winners counted; where
+ * no other seat holds the suit, lengths alone decide). */
+static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
     u64 mine = s->hands[lead];
     u64 others = 0;
     int holds_trump[4] = {0, 0, 0, 0};
@@ -278,8 +279,9 @@ static int V(cashable)(const SolverObject *s, int lead, u64 *rel) {
         holds_trump[seat] = s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]) != 0;
     }
     int total = 0;
-    *rel = 0;
     for (int suit = 0; suit < 4; suit++) {
+        count[suit] = 0;
+        rel[suit] = 0;
         u64 own = mine & SUIT_MASK[suit];
         if (!own) continue;
         u64 theirs = others & SUIT_MASK[suit];
@@ -290,18 +292,43 @@ static int V(cashable)(const SolverObject *s, int lead, u64 *rel) {
                     int follow = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
                     if (follow < winners) winners = follow;
                 }
-        if (theirs && winners) *rel |= V(top_n)(own, winners);
+        count[suit] = winners;
+        if (theirs && winners) rel[suit] = V(top_n)(own, winners);
         total += winners;
     }
     return total;
 }
 
+/* The cards `need` of the counted tricks stand on: the suits that cost no rank first, then the biggest. */
+static u64 V(needed_rel)(const int *count, const u64 *rel, int need) {
+    u64 out = 0;
+    int used[4] = {0, 0, 0, 0};
+    for (int suit = 0; suit < 4 && need > 0; suit++)
+        if (count[suit] && !rel[suit]) {
+            need -= count[suit];
+            used[suit] = 1;
+        }
+    while (need > 0) {
+        int pick = -1;
+        for (int suit = 0; suit < 4; suit++)
+            if (!used[suit] && count[suit] && (pick < 0 || count[suit] > count[pick])) pick = suit;
+        if (pick < 0) break;
+        used[pick] = 1;
+        out |= rel[pick];
+        need -= count[pick];
+    }
+    return out;
+}
+
 /* Tricks the leader's side surely takes (the leader wanting them): the leader's own cashable tricks, or a
  * partner's (who wants them too) reached by leading a suit whose top card the partner holds, when no
- * opponent can ruff that first round. `*rel`: the cards the count stands on. */
-static int V(quick_tricks)(const SolverObject *s, u64 *rel) {
+ * opponent can ruff that first round. `*rel`: the cards that `need` of them stand on (all if fewer). */
+static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
     int lead = s->leader;
-    int sure = V(cashable)(s, lead, rel);
+    int count[4];
+    u64 rels[4];
+    int sure = V(cashable)(s, lead, count, rels);
+    *rel = V(needed_rel)(count, rels, need < sure ? need : sure);
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
     for (int partner = 0; partner < 4; partner++) {
         if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
@@ -317,16 +344,18 @@ static int V(quick_tricks)(const SolverObject *s, u64 *rel) {
                         && (s->hands[seat] & SUIT_MASK[s->trump]))
                         ruff = 1;
             if (ruff) continue;
-            u64 theirs_rel;
-            int theirs = V(cashable)(s, partner, &theirs_rel);
+            int theirs_count[4];
+            u64 theirs_rels[4];
+            int theirs = V(cashable)(s, partner, theirs_count, theirs_rels);
             if (theirs > sure) {
                 sure = theirs;
-                *rel = theirs_rel | 1ULL << V(high_bit)(out);
+                *rel = V(needed_rel)(theirs_count, theirs_rels, need < sure ? need : sure)
+                       | 1ULL << V(high_bit)(out);
             }
             break;
         }
     }
-    return sure;
+    return need < sure ? need : sure;
 }
 
 static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel);
@@ -417,8 +446,6 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
         if (alpha >= beta) {
             s->stats[4]++;
             if (i == 0) s->stats[5]++;
-            if (i == 0 && !s->nplayed) s->stats[6]++;
-            if (!s->nplayed) s->stats[7]++;
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
             all_rel = child_rel;
@@ -486,8 +513,11 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
         u64 sure_rel;
-        int sure = V(quick_tricks)(s, &sure_rel);
-        if (V(in_a)(s, s->leader) && sure > low) {
+        /* As many tricks as would decide the window: the ranks of more need not count. */
+        int a_leads = V(in_a)(s, s->leader);
+        int need = a_leads ? (beta < high ? beta : high) : remaining - (alpha > low ? alpha : low);
+        int sure = V(quick_tricks)(s, need, &sure_rel);
+        if (a_leads && sure > low) {
             low = sure;
             low_rel = sure_rel;
         } else if (!V(in_a)(s, s->leader) && remaining - sure < high) {
@@ -550,6 +580,10 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     } else {
         found_low = found_high = result;
     }
+    {
+        uint32_t dd = V(depths_of)(s, found_rel, &key);
+        for (int q = 0; q < 4; q++) { s->stats[6] += (dd >> (8 * q)) & 0xFF; s->stats[7] += key.n[q]; }
+    }
     table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high, chosen >= 0 ? V(lead_code)(s, chosen) : code);
     *rel = found_rel;
     return result;
@@ -569,12 +603,22 @@ static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
 static int V(exact_value)(SolverObject *s) {
     int seat = (s->leader + s->nplayed) & 3;
     int low = 0, high = V(popcount)(s->hands[seat]);
+    int guess = (low + high + 1) / 2;
+    const char *env = getenv("WHIST_MTD");
+    int mtd = env && env[0] == '1';
     while (low < high && !s->aborted) {
-        int guess = (low + high + 1) / 2;
+        if (!mtd) guess = (low + high + 1) / 2;
+        if (guess <= low) guess = low + 1;
+        if (guess > high) guess = high;
         u64 rel;
         int v = V(search)(s, guess - 1, guess, &rel);
-        if (v >= guess) low = v > low ? v : low;
-        else high = v < high ? v : high;
+        if (v >= guess) {
+            low = v > low ? v : low;
+            guess = low + 1;
+        } else {
+            high = v < high ? v : high;
+            guess = high;
+        }
     }
     return low;
 }
