@@ -412,6 +412,16 @@ static inline u64 V(group_rel)(const SolverObject *s, int seat, int m, u64 rel) 
     return between ? rel : rel | 1ULL << m;
 }
 
+/* The top of the seat's group of equivalent cards that `m` stands for. */
+static inline int V(group_top)(const SolverObject *s, int seat, int m) {
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
+    u64 above = live & SUIT_MASK[SUIT_OF(m)] & ~((2ULL << m) - 1);
+    u64 theirs = above & ~s->hands[seat];
+    u64 run = above & s->hands[seat] & (theirs ? (1ULL << V(low_bit)(theirs)) - 1 : ~0ULL);
+    return run ? V(high_bit)(run) : m;
+}
+
 /* Alpha-beta over the cards of the seat to play (fail-soft); `*chosen` gets the card of the value, `*rel`
  * the cards the value stands on (a cut: the cutting card's; otherwise every card's). */
 static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *chosen, u64 *rel) {
@@ -425,11 +435,20 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int value = maximizing ? -1 : 99;
     int pick = n ? moves[0] : -1;
     u64 all_rel = 0;
+    int covered[4] = {-1, -1, -1, -1}; /* per suit: moves whose whole group lies below are settled */
     for (int i = 0; i < n; i++) {
+        int m = moves[i];
+        if (V(group_top)(s, seat, m) < covered[SUIT_OF(m)]) continue;
         u64 child_rel;
-        int child = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta, &child_rel);
+        int child = V(play_and_search)(s, seat, m, best, best_seat, alpha, beta, &child_rel);
         if (s->aborted) return 0;
-        child_rel = V(group_rel)(s, seat, moves[i], child_rel);
+        child_rel = V(group_rel)(s, seat, m, child_rel);
+        /* Partition search: the value stands on no rank of this suit below `low`, so another card of this
+         * seat below it leads to a position the same bound holds for (the card left in the hand instead
+         * is as irrelevant): it cannot do better for this seat than this one, and need not be searched. */
+        u64 suited = child_rel & SUIT_MASK[SUIT_OF(m)];
+        int low = suited ? V(low_bit)(suited) : 13 * SUIT_OF(m) + 13;
+        if (m < low && low > covered[SUIT_OF(m)]) covered[SUIT_OF(m)] = low;
         if (maximizing) {
             if (child > value) {
                 value = child;
