@@ -32,6 +32,9 @@ typedef uint64_t u64;
 #define TABLE_START_BITS 6 /* buckets of BUCKET entries */
 #define TABLE_MAX_BITS 18
 #define BUCKET 4
+#ifndef TABLE_FROM
+#define TABLE_FROM 2 /* positions of at most this many tricks are searched, not looked up */
+#endif
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
 
 static const u64 SUIT_MASK[4] = {0x1FFFULL, 0x1FFFULL << 13, 0x1FFFULL << 26, 0x1FFFULL << 39};
@@ -139,13 +142,15 @@ static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta,
     size_t mask = ((size_t)1 << s->table_bits) - 1;
     const Entry *buckets[SHAPES];
     uint32_t patterns[SHAPES][4];
+    int found = 0, ready = 0;
     for (int d = 0; d < sh->count; d++) {
-        pattern_of(k, sh->depths[d], patterns[d]);
-        buckets[d] = &s->table[(entry_hash(k->lens, k->extra, sh->depths[d], patterns[d]) & mask) * BUCKET];
-        __builtin_prefetch(buckets[d]);
-    }
-    int found = 0;
-    for (int d = 0; d < sh->count; d++) {
+        while (ready < sh->count && ready < d + 4) { /* a few buckets ahead, fetched while these are read */
+            pattern_of(k, sh->depths[ready], patterns[ready]);
+            buckets[ready] =
+                &s->table[(entry_hash(k->lens, k->extra, sh->depths[ready], patterns[ready]) & mask) * BUCKET];
+            __builtin_prefetch(buckets[ready]);
+            ready++;
+        }
         uint32_t depth = sh->depths[d];
         const Entry *bucket = buckets[d];
         for (int i = 0; i < BUCKET; i++) {

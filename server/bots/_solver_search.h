@@ -236,6 +236,7 @@ static void V(follow_score)(const SolverObject *s, int seat, int m, int best, in
 /* Sort the moves, the likeliest best first (a good order makes alpha-beta cut early): the table's move,
  * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs. */
 static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, int best, int best_seat, int first) {
+    if (n < 2) return;
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
     for (int i = 0; i < n; i++) {
@@ -465,6 +466,7 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
         if (alpha >= beta) {
             s->stats[4]++;
             if (i == 0) s->stats[5]++;
+            if (!s->nplayed) { s->stats[7]++; if (i == 0) s->stats[6]++; }
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
             all_rel = child_rel;
@@ -508,7 +510,8 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int low = 0, high = remaining, code = -1;
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
     Probe probe;
-    if (table_probe(s, &key, alpha, beta, &probe)) {
+    int keyed = remaining > TABLE_FROM;
+    if (keyed && table_probe(s, &key, alpha, beta, &probe)) {
         if (probe.low > low) {
             low = probe.low;
             low_rel = V(top_cards)(s, probe.low_depth);
@@ -599,11 +602,9 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     } else {
         found_low = found_high = result;
     }
-    {
-        uint32_t dd = V(depths_of)(s, found_rel, &key);
-        for (int q = 0; q < 4; q++) { s->stats[6] += (dd >> (8 * q)) & 0xFF; s->stats[7] += key.n[q]; }
-    }
-    table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high, chosen >= 0 ? V(lead_code)(s, chosen) : code);
+    if (keyed)
+        table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
+                    chosen >= 0 ? V(lead_code)(s, chosen) : code);
     *rel = found_rel;
     return result;
 }
