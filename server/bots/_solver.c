@@ -82,7 +82,6 @@ typedef struct {
     unsigned side_a, maximizes;
     int exact_keys; /* match on every rank (the plain relative-rank table), to check the winning ranks */
     long long node_limit, nodes;
-    long long stats[8];
     int aborted;
     Entry *table;
     Shapes *shapes;
@@ -599,14 +598,7 @@ static PyMethodDef Solver_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyObject *Solver_get_stats(SolverObject *s, void *closure) {
-    (void)closure;
-    return Py_BuildValue("(LLLLLLLL)", s->stats[0], s->stats[1], s->stats[2], s->stats[3], s->stats[4],
-                         s->stats[5], s->stats[6], s->stats[7]);
-}
-
 static PyGetSetDef Solver_getset[] = {
-    {"stats", (getter)Solver_get_stats, NULL, "debug counters", NULL},
     {"nodes", (getter)Solver_get_nodes, NULL, "search nodes so far (one per card played)", NULL},
     {"node_limit", (getter)Solver_get_node_limit, NULL, "the node count past which searches stop", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -464,9 +464,6 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
             if (value < beta) beta = value;
         }
         if (alpha >= beta) {
-            s->stats[4]++;
-            if (i == 0) s->stats[5]++;
-            if (!s->nplayed) { s->stats[7]++; if (i == 0) s->stats[6]++; }
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
             all_rel = child_rel;
@@ -506,7 +503,6 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (remaining == 1) return V(last_trick)(s, rel);
     Key key;
     V(make_key)(s, (unsigned)s->leader, &key);
-    s->stats[0]++;
     int low = 0, high = remaining, code = -1;
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
     Probe probe;
@@ -525,12 +521,10 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int first = V(lead_from_code)(s, code);
     if (low >= beta || low == high) {
         *rel = low == high ? low_rel | high_rel : low_rel;
-        s->stats[1]++;
         return low;
     }
     if (high <= alpha) {
         *rel = high_rel;
-        s->stats[1]++;
         return high;
     }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
@@ -570,15 +564,12 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     }
     if (low >= beta || low >= high) {
         *rel = low >= high ? low_rel | high_rel : low_rel;
-        s->stats[2]++;
         return low;
     }
     if (high <= alpha) {
         *rel = high_rel;
-        s->stats[2]++;
         return high;
     }
-    s->stats[3]++;
     int alpha0 = alpha > low ? alpha : low;
     int beta0 = beta < high ? beta : high;
     int chosen = -1;
@@ -619,15 +610,13 @@ static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
     return V(play_trick)(s, alpha, beta, -1, NULL, rel);
 }
 
-/* The exact value by null-window tests from the root state, within the trivial bounds. */
+/* The exact value by null-window tests from the root state (MTD(f)-style: each test at the bound the last
+ * one returned, fail-soft, so that a test far from the value moves the window by more than one). */
 static int V(exact_value)(SolverObject *s) {
     int seat = (s->leader + s->nplayed) & 3;
     int low = 0, high = V(popcount)(s->hands[seat]);
     int guess = (low + high + 1) / 2;
-    const char *env = getenv("WHIST_MTD");
-    int mtd = env && env[0] == '1';
     while (low < high && !s->aborted) {
-        if (!mtd) guess = (low + high + 1) / 2;
         if (guess <= low) guess = low + 1;
         if (guess > high) guess = high;
         u64 rel;
