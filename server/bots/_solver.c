@@ -52,28 +52,29 @@ typedef struct {
 /* Bounds that hold for every position with the same lengths and leader whose top `depth[suit]` cards of
  * each suit have the owners `pattern[suit]`: the ranks below did not matter to the search that found them
  * (the "winning ranks" of Haglund's DDS). */
-typedef struct {
-    u64 lens;
+typedef uint16_t Depth; /* depth[suit] in the 4 bits from 4 * suit */
+
+typedef struct { /* 32 bytes: a bucket of 4 is two cache lines */
+    u64 lens;  /* 0: a free slot (a position the table keys always has cards) */
     uint32_t pattern[4];
-    uint32_t stamp;
-    uint32_t depth; /* depth[suit] in byte `suit` */
+    Depth depth;
+    uint16_t stamp; /* when last stored, modulo 2^16 (the oldest of a bucket is replaced) */
     uint8_t extra;
     int8_t low, high;
     int8_t move; /* best lead as suit * 16 + place from the top among the suit's cards still out; -1 none */
-    uint8_t used;
 } Entry;
 
 /* The depth vectors entries of one lengths-and-leader were stored with, so a probe knows which to try. */
 typedef struct {
     u64 lens;
-    uint32_t depths[SHAPES];
+    Depth depths[SHAPES];
     uint8_t extra, count, next, used;
 } Shapes;
 
 /* What a probe found: the best bounds of the matching entries and the depths each needs. */
 typedef struct {
     int low, high, move;
-    uint32_t low_depth, high_depth;
+    Depth low_depth, high_depth;
 } Probe;
 
 typedef struct {
@@ -107,15 +108,15 @@ static inline u64 mix(u64 h) {
 
 static inline u64 shape_hash(u64 lens, unsigned extra) { return mix(lens ^ ((u64)extra << 58)); }
 
-static inline u64 entry_hash(u64 lens, unsigned extra, uint32_t depth, const uint32_t *pattern) {
+static inline u64 entry_hash(u64 lens, unsigned extra, Depth depth, const uint32_t *pattern) {
     u64 h = shape_hash(lens, extra) ^ depth;
     h = mix(h ^ pattern[0] ^ (u64)pattern[1] << 32);
     return mix(h ^ pattern[2] ^ (u64)pattern[3] << 32);
 }
 
-static inline void pattern_of(const Key *k, uint32_t depth, uint32_t *pattern) {
+static inline void pattern_of(const Key *k, Depth depth, uint32_t *pattern) {
     for (int suit = 0; suit < 4; suit++)
-        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (8 * suit)) & 0xFF)));
+        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (4 * suit)) & 0xF)));
 }
 
 static Shapes *shapes_find(const SolverObject *s, u64 lens, unsigned extra) {
@@ -150,11 +151,11 @@ static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta,
             __builtin_prefetch(buckets[ready]);
             ready++;
         }
-        uint32_t depth = sh->depths[d];
+        Depth depth = sh->depths[d];
         const Entry *bucket = buckets[d];
         for (int i = 0; i < BUCKET; i++) {
             const Entry *e = &bucket[i];
-            if (!e->used || e->lens != k->lens || e->extra != k->extra || e->depth != depth
+            if (e->lens != k->lens || e->extra != k->extra || e->depth != depth
                 || memcmp(e->pattern, patterns[d], sizeof patterns[d]))
                 continue;
             found = 1;
@@ -172,7 +173,7 @@ static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta,
         }
         if (out->low >= beta || out->high <= alpha || out->low == out->high) {
             if (d > 0) { /* to the front: the next probe of these lengths likely needs it again */
-                uint32_t hit = sh->depths[d];
+                Depth hit = sh->depths[d];
                 memmove(&sh->depths[1], &sh->depths[0], (size_t)d * sizeof hit);
                 sh->depths[0] = hit;
             }
@@ -182,15 +183,15 @@ static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta,
     return found;
 }
 
-static void bucket_put(Entry *bucket, const Entry *fresh, size_t *count) {
+static void bucket_put(Entry *bucket, const Entry *fresh, uint16_t now, size_t *count) {
     Entry *victim = &bucket[0];
     for (int i = 0; i < BUCKET; i++) {
-        if (!bucket[i].used) {
+        if (!bucket[i].lens) {
             victim = &bucket[i];
             (*count)++;
             break;
         }
-        if (bucket[i].stamp < victim->stamp) victim = &bucket[i];
+        if ((uint16_t)(now - bucket[i].stamp) > (uint16_t)(now - victim->stamp)) victim = &bucket[i];
     }
     *victim = *fresh;
 }
@@ -211,7 +212,10 @@ static void shapes_put(Shapes *table, size_t bits, const Shapes *fresh, size_t *
 
 static int table_grow(SolverObject *s) {
     size_t bits = s->table ? s->table_bits + 1 : TABLE_START_BITS;
-    Entry *fresh = calloc((size_t)BUCKET << bits, sizeof(Entry));
+    Entry *fresh = NULL;
+    size_t bytes = ((size_t)BUCKET << bits) * sizeof(Entry);
+    if (posix_memalign((void **)&fresh, 64, bytes)) fresh = NULL;
+    if (fresh) memset(fresh, 0, bytes);
     Shapes *fresh_shapes = calloc((size_t)1 << bits, sizeof(Shapes));
     if (!fresh || !fresh_shapes) {
         free(fresh);
@@ -225,10 +229,10 @@ static int table_grow(SolverObject *s) {
     s->count = 0;
     s->shape_count = 0;
     for (size_t i = 0; i < old_size * BUCKET; i++)
-        if (old[i].used) {
+        if (old[i].lens) {
             const Entry *e = &old[i];
             size_t at = entry_hash(e->lens, e->extra, e->depth, e->pattern) & mask;
-            bucket_put(&fresh[at * BUCKET], e, &s->count);
+            bucket_put(&fresh[at * BUCKET], e, (uint16_t)s->stamp, &s->count);
         }
     for (size_t i = 0; i < old_size; i++)
         if (old_shapes[i].used) shapes_put(fresh_shapes, bits, &old_shapes[i], &s->shape_count);
@@ -243,7 +247,7 @@ static int table_grow(SolverObject *s) {
 /* Store bounds for every position matching the key's top `depth` cards: merged into an entry of the same
  * pattern, else in a free slot of its bucket, else over the bucket's oldest entry (a cache: any
  * replacement keeps the answers exact). */
-static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, int high, int move) {
+static void table_store(SolverObject *s, const Key *k, Depth depth, int low, int high, int move) {
     if (!s->table) {
         if (!table_grow(s)) return; /* out of memory: search on without storing */
     } else if ((s->count * 4 >= ((size_t)BUCKET << s->table_bits) * 3
@@ -279,12 +283,12 @@ static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, 
     Entry *bucket = &s->table[(entry_hash(k->lens, k->extra, depth, pattern) & mask) * BUCKET];
     for (int i = 0; i < BUCKET; i++) {
         Entry *e = &bucket[i];
-        if (e->used && e->lens == k->lens && e->extra == k->extra && e->depth == depth
+        if (e->lens == k->lens && e->extra == k->extra && e->depth == depth
             && !memcmp(e->pattern, pattern, sizeof pattern)) {
             if (low > e->low) e->low = (int8_t)low;
             if (high < e->high) e->high = (int8_t)high;
             if (move >= 0) e->move = (int8_t)move;
-            e->stamp = ++s->stamp;
+            e->stamp = (uint16_t)++s->stamp;
             return;
         }
     }
@@ -297,9 +301,8 @@ static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, 
     fresh.low = (int8_t)low;
     fresh.high = (int8_t)high;
     fresh.move = (int8_t)move;
-    fresh.used = 1;
-    fresh.stamp = ++s->stamp;
-    bucket_put(bucket, &fresh, &s->count);
+    fresh.stamp = (uint16_t)++s->stamp;
+    bucket_put(bucket, &fresh, fresh.stamp, &s->count);
 }
 
 /* ------------------------------------------------------------------ the search, twice */

@@ -59,30 +59,30 @@ static void V(make_key)(const SolverObject *s, unsigned extra, Key *k) {
 
 /* Per suit, how many cards from the top down to the lowest card of `rel` (the ranks that mattered):
  * every card still out at or above it. Every rank when the solver matches on every rank. */
-static uint32_t V(depths_of)(const SolverObject *s, u64 rel, const Key *k) {
+static Depth V(depths_of)(const SolverObject *s, u64 rel, const Key *k) {
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    uint32_t depth = 0;
+    unsigned depth = 0;
     for (int suit = 0; suit < 4; suit++) {
         u64 r = rel & SUIT_MASK[suit];
         unsigned d = s->exact_keys ? k->n[suit]
                      : r ? (unsigned)V(popcount)(all & SUIT_MASK[suit] & ~((1ULL << V(low_bit)(r)) - 1)) : 0;
-        depth |= d << (8 * suit);
+        depth |= d << (4 * suit);
     }
-    return depth;
+    return (Depth)depth;
 }
 
 /* Every rank of the key: the depth vector of an exact match. */
-static inline uint32_t V(full_depth)(const Key *k) {
-    return (uint32_t)k->n[0] | (uint32_t)k->n[1] << 8 | (uint32_t)k->n[2] << 16 | (uint32_t)k->n[3] << 24;
+static inline Depth V(full_depth)(const Key *k) {
+    return (Depth)(k->n[0] | k->n[1] << 4 | k->n[2] << 8 | k->n[3] << 12);
 }
 
 /* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
-static u64 V(top_cards)(const SolverObject *s, uint32_t depth) {
+static u64 V(top_cards)(const SolverObject *s, Depth depth) {
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
     u64 rel = 0;
     for (int suit = 0; suit < 4; suit++) {
         u64 out = all & SUIT_MASK[suit];
-        for (int i = 0; i < (int)((depth >> (8 * suit)) & 0xFF) && out; i++) {
+        for (int i = 0; i < (int)((depth >> (4 * suit)) & 0xF) && out; i++) {
             u64 one = 1ULL << V(high_bit)(out);
             rel |= one;
             out ^= one;
