@@ -542,16 +542,22 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         }
     }
     if (s->trump >= 0) {
-        /* The top trumps in one hand each win a trick whatever anyone wants. */
-        u64 trumps = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & SUIT_MASK[s->trump];
-        if (trumps) {
-            int top = V(high_bit)(trumps), holder = 0;
-            while (!(s->hands[holder] >> top & 1)) holder++;
-            u64 own = s->hands[holder] & SUIT_MASK[s->trump];
-            u64 rest = trumps & ~own;
+        /* A trump above every trump of the other side wins the trick it is played in for its side
+         * (whatever anyone wants), and one hand plays one card a trick: each hand's such trumps are that
+         * many sure tricks for its side. */
+        u64 trumps_a = 0, trumps_b = 0;
+        for (int seat = 0; seat < 4; seat++) {
+            if (V(in_a)(s, seat)) trumps_a |= s->hands[seat] & SUIT_MASK[s->trump];
+            else trumps_b |= s->hands[seat] & SUIT_MASK[s->trump];
+        }
+        for (int seat = 0; seat < 4; seat++) {
+            u64 own = s->hands[seat] & SUIT_MASK[s->trump];
+            if (!own) continue;
+            u64 rest = V(in_a)(s, seat) ? trumps_b : trumps_a;
             int sure = rest ? V(popcount)(own >> (V(high_bit)(rest) + 1)) : V(popcount)(own);
+            if (!sure) continue;
             u64 sure_rel = rest ? V(top_n)(own, sure) : 0;
-            if (V(in_a)(s, holder)) {
+            if (V(in_a)(s, seat)) {
                 if (sure > low) {
                     low = sure;
                     low_rel = sure_rel;
