@@ -329,8 +329,13 @@ static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
     int count[4];
     u64 rels[4];
     int sure = V(cashable)(s, lead, count, rels);
+    int own = sure;
     *rel = V(needed_rel)(count, rels, need < sure ? need : sure);
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    u64 their_trumps = 0; /* the opponents' */
+    if (s->trump >= 0)
+        for (int seat = 0; seat < 4; seat++)
+            if (V(in_a)(s, seat) != V(in_a)(s, lead)) their_trumps |= s->hands[seat] & SUIT_MASK[s->trump];
     for (int partner = 0; partner < 4; partner++) {
         if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
             || V(wants_a)(s, partner) != V(in_a)(s, partner))
@@ -352,6 +357,28 @@ static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
                 sure = theirs;
                 *rel = V(needed_rel)(theirs_count, theirs_rels, need < sure ? need : sure)
                        | 1ULL << V(high_bit)(out);
+            }
+            /* With no opponent able to ruff, the leader may cash its own winners first and then cross to
+             * the partner's, if the partner can follow or throw cards that are neither its winners nor
+             * needed to follow (the two sets of winners are in different suits: a suit's top card is in
+             * one hand). */
+            if (!their_trumps && own && theirs) {
+                int discards = 0, following = 0;
+                for (int x = 0; x < 4; x++) {
+                    int len = V(popcount)(s->hands[partner] & SUIT_MASK[x]);
+                    following += len < count[x] ? len : count[x];
+                    discards += count[x] > len ? count[x] - len : 0;
+                }
+                if (discards <= V(popcount)(s->hands[partner]) - theirs - following && own + theirs > sure) {
+                    sure = own + theirs;
+                    int both[4];
+                    u64 both_rels[4];
+                    for (int x = 0; x < 4; x++) {
+                        both[x] = count[x] + theirs_count[x];
+                        both_rels[x] = rels[x] | theirs_rels[x];
+                    }
+                    *rel = V(needed_rel)(both, both_rels, need < sure ? need : sure) | 1ULL << V(high_bit)(out);
+                }
             }
             break;
         }
