@@ -429,21 +429,17 @@ static int V(play_and_search)(SolverObject *s, int seat, int m, int best, int be
 /* A move stands for its group of equivalent cards (the seat's cards above it with no live card between):
  * if the ranks that mattered cut through the group, the group must stay whole where the entry is reused,
  * so the representative's rank matters too. */
-static inline u64 V(group_rel)(const SolverObject *s, int seat, int m, u64 rel) {
+static inline u64 V(group_rel)(const SolverObject *s, int seat, int m, u64 live, u64 rel) {
     u64 r = rel & SUIT_MASK[SUIT_OF(m)];
     if (!r) return rel;
     int low = V(low_bit)(r);
     if (low <= m || !((s->hands[seat] >> low) & 1)) return rel;
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     u64 between = live & ~s->hands[seat] & ((1ULL << low) - 1) & ~((2ULL << m) - 1);
     return between ? rel : rel | 1ULL << m;
 }
 
 /* The top of the seat's group of equivalent cards that `m` stands for. */
-static inline int V(group_top)(const SolverObject *s, int seat, int m) {
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
+static inline int V(group_top)(const SolverObject *s, int seat, int m, u64 live) {
     u64 above = live & SUIT_MASK[SUIT_OF(m)] & ~((2ULL << m) - 1);
     u64 theirs = above & ~s->hands[seat];
     u64 run = above & s->hands[seat] & (theirs ? (1ULL << V(low_bit)(theirs)) - 1 : ~0ULL);
@@ -464,13 +460,15 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int pick = n ? moves[0] : -1;
     u64 all_rel = 0;
     int covered[4] = {-1, -1, -1, -1}; /* per suit: moves whose whole group lies below are settled */
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]; /* with the trick's cards */
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     for (int i = 0; i < n; i++) {
         int m = moves[i];
-        if (V(group_top)(s, seat, m) < covered[SUIT_OF(m)]) continue;
+        if (covered[SUIT_OF(m)] > m && V(group_top)(s, seat, m, live) < covered[SUIT_OF(m)]) continue;
         u64 child_rel;
         int child = V(play_and_search)(s, seat, m, best, best_seat, alpha, beta, &child_rel);
         if (s->aborted) return 0;
-        child_rel = V(group_rel)(s, seat, m, child_rel);
+        child_rel = V(group_rel)(s, seat, m, live, child_rel);
         /* Partition search: the value stands on no rank of this suit below `low`, so another card of this
          * seat below it leads to a position the same bound holds for (the card left in the hand instead
          * is as irrelevant): it cannot do better for this seat than this one, and need not be searched. */
