@@ -5,11 +5,16 @@
  * (both 4-bit masks here, any seating), `value` is side A's tricks from the position on (the current trick
  * included) under best play, `exactly_one` solves piccolo. What makes it fast, besides C:
  *
- * - a transposition table keyed by the position in relative ranks: within each suit only the order of the
- *   cards still out and who holds each matters, so positions that differ only in which small cards have
- *   gone share one entry. It holds lower and upper bounds at the start of each trick and the best lead;
- * - the exact value found by null-window tests (is the value at least k?) sharing that table;
- * - quick tricks: the winners the leader can cash before anyone can ruff bound the value at once;
+ * - a transposition table of winning-ranks entries (as Haglund's DDS): every search also returns the cards
+ *   whose ranks its value stood on, and the bound found at the start of a trick is stored for every
+ *   position with the same suit lengths in every hand and leader whose cards of each suit, from the top
+ *   down to the lowest that mattered, have the same owners (the small cards below do not count). It holds
+ *   lower and upper bounds and the best lead;
+ * - partition search at every seat: a card below the ranks a searched card's value stood on (its whole
+ *   group, in the same suit) gets the same bound and is not searched;
+ * - the exact value found by null-window tests (is the value at least k?) sharing that table, MTD(f)-style;
+ * - quick tricks: the winners the leader's side can cash before anyone can ruff, and each hand's trumps
+ *   above all of the other side's, bound the value at once;
  * - move ordering: the table's best lead first, then cheap winners for a side that wants the trick (high
  *   losers for one that does not), then the history of cut-offs;
  * - equivalent cards merged exactly as solver.py does (the lowest of a group stands for it), so that both
