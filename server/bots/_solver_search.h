@@ -190,11 +190,12 @@ static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks
     int top = !out || m > V(high_bit)(out);
     int friend_top = out && (friends >> V(high_bit)(out) & 1) && !top;
     if (own_tricks) {
+        /* With trumps, towards a partner's winner first (its entries are worth more), else own winners. */
         if (top) {
-            *cls = ruff_risk ? 2 : 4;
+            *cls = ruff_risk ? 2 : s->trump >= 0 ? 3 : 4;
             *pref = rank;
         } else if (friend_top) {
-            *cls = 3;
+            *cls = s->trump >= 0 ? 4 : 3;
             *pref = 13 - rank;
         } else {
             *cls = 1;
