@@ -177,12 +177,16 @@ static inline int64_t V(history_of)(const SolverObject *s, int seat, int m) {
 static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks, int *cls, int *pref) {
     int suit = SUIT_OF(m), rank = RANK_OF(m);
     u64 others = 0, friends = 0;
-    int ruff_risk = 0;
+    int ruff_risk = 0, friend_ruff = 0;
     for (int j = 0; j < 4; j++) {
         if (j == seat) continue;
         others |= s->hands[j];
-        if (V(in_a)(s, j) == V(in_a)(s, seat)) friends |= s->hands[j];
-        else if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
+        if (V(in_a)(s, j) == V(in_a)(s, seat)) {
+            friends |= s->hands[j];
+            if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
+                && (s->hands[j] & SUIT_MASK[s->trump]))
+                friend_ruff = 1;
+        } else if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
                  && (s->hands[j] & SUIT_MASK[s->trump]))
             ruff_risk = 1;
     }
@@ -198,7 +202,7 @@ static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks
             *cls = s->trump >= 0 ? 4 : 3;
             *pref = 13 - rank;
         } else {
-            *cls = 1;
+            *cls = friend_ruff && !ruff_risk ? 2 : 1; /* a partner's ruff before a plain low lead */
             *pref = 13 - rank;
         }
     } else {
