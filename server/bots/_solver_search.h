@@ -17,29 +17,90 @@ static inline int V(wants_a)(const SolverObject *s, int seat) { return (s->maxim
 
 /* ------------------------------------------------------------------ transposition table */
 
-/* The position at the start of a trick in relative ranks: per suit the number of cards still out and, from
- * the top down, the seat holding each (2 bits a card); `extra` (leader, piccolo tricks, a tag) goes on top. */
-static void V(position_key)(const SolverObject *s, unsigned extra, u64 *k1, u64 *k2) {
-    u64 parts[4];
+#ifdef __BMI2__
+#include <immintrin.h>
+/* The bits of x under mask, packed from the bottom; and 13 bits spread to the even bits. */
+static inline u64 V(extract)(u64 x, u64 mask) { return _pext_u64(x, mask); }
+static inline uint32_t V(spread)(u64 x) { return (uint32_t)_pdep_u64(x, 0x55555555ULL); }
+#else
+static inline u64 V(extract)(u64 x, u64 mask) {
+    u64 out = 0;
+    for (int i = 0; mask; i++) {
+        u64 one = mask & -mask;
+        if (x & one) out |= 1ULL << i;
+        mask ^= one;
+    }
+    return out;
+}
+static inline uint32_t V(spread)(u64 x) {
+    uint32_t out = 0;
+    for (int i = 0; x; i++, x >>= 1)
+        if (x & 1) out |= 1u << (2 * i);
+    return out;
+}
+#endif
+
+/* The position at the start of a trick as the table keys it (see Key); `extra` is the leader, piccolo's
+ * tricks so far and a tag. */
+static void V(make_key)(const SolverObject *s, unsigned extra, Key *k) {
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    k->lens = 0;
+    for (int seat = 0; seat < 4; seat++)
+        for (int suit = 0; suit < 4; suit++)
+            k->lens |= (u64)V(popcount)(s->hands[seat] & SUIT_MASK[suit]) << (16 * suit + 4 * seat);
+    u64 odd = s->hands[1] | s->hands[3], high = s->hands[2] | s->hands[3]; /* the owner's two bits */
     for (int suit = 0; suit < 4; suit++) {
         u64 out = all & SUIT_MASK[suit];
-        u64 owners = 0;
-        int n = 0;
-        while (out) {
-            int bit = V(high_bit)(out);
-            u64 one = 1ULL << bit;
-            int owner = (s->hands[1] & one) ? 1 : (s->hands[2] & one) ? 2 : (s->hands[3] & one) ? 3 : 0;
-            owners = (owners << 2) | (u64)owner;
-            n++;
-            out ^= one;
-        }
-        parts[suit] = ((u64)n << 26) | owners;
+        k->owners[suit] = V(spread)(V(extract)(odd, out)) | V(spread)(V(extract)(high, out)) << 1;
+        k->n[suit] = (uint8_t)V(popcount)(out);
     }
-    *k1 = parts[0] | (parts[1] << 30);
-    *k2 = parts[2] | (parts[3] << 30) | ((u64)extra << 60);
+    k->extra = (uint8_t)extra;
 }
 
+/* Per suit, how many cards from the top down to the lowest card of `rel` (the ranks that mattered):
+ * every card still out at or above it. Every rank when the solver matches on every rank. */
+static Depth V(depths_of)(const SolverObject *s, u64 rel, const Key *k) {
+    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    unsigned depth = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        u64 r = rel & SUIT_MASK[suit];
+        unsigned d = s->exact_keys ? k->n[suit]
+                     : r ? (unsigned)V(popcount)(all & SUIT_MASK[suit] & ~((1ULL << V(low_bit)(r)) - 1)) : 0;
+        depth |= d << (4 * suit);
+    }
+    return (Depth)depth;
+}
+
+/* Every rank of the key: the depth vector of an exact match. */
+static inline Depth V(full_depth)(const Key *k) {
+    return (Depth)(k->n[0] | k->n[1] << 4 | k->n[2] << 8 | k->n[3] << 12);
+}
+
+/* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
+static u64 V(top_cards)(const SolverObject *s, Depth depth) {
+    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    u64 rel = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        u64 out = all & SUIT_MASK[suit];
+        for (int i = 0; i < (int)((depth >> (4 * suit)) & 0xF) && out; i++) {
+            u64 one = 1ULL << V(high_bit)(out);
+            rel |= one;
+            out ^= one;
+        }
+    }
+    return rel;
+}
+
+/* The top `n` cards of `cards` (of one suit). */
+static inline u64 V(top_n)(u64 cards, int n) {
+    u64 rel = 0;
+    for (int i = 0; i < n && cards; i++) {
+        u64 one = 1ULL << V(high_bit)(cards);
+        rel |= one;
+        cards ^= one;
+    }
+    return rel;
+}
 
 /* A lead's code in relative ranks, and back. */
 static int V(lead_code)(const SolverObject *s, int bit) {
@@ -116,12 +177,16 @@ static inline int64_t V(history_of)(const SolverObject *s, int seat, int m) {
 static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks, int *cls, int *pref) {
     int suit = SUIT_OF(m), rank = RANK_OF(m);
     u64 others = 0, friends = 0;
-    int ruff_risk = 0;
+    int ruff_risk = 0, friend_ruff = 0;
     for (int j = 0; j < 4; j++) {
         if (j == seat) continue;
         others |= s->hands[j];
-        if (V(in_a)(s, j) == V(in_a)(s, seat)) friends |= s->hands[j];
-        else if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
+        if (V(in_a)(s, j) == V(in_a)(s, seat)) {
+            friends |= s->hands[j];
+            if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
+                && (s->hands[j] & SUIT_MASK[s->trump]))
+                friend_ruff = 1;
+        } else if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
                  && (s->hands[j] & SUIT_MASK[s->trump]))
             ruff_risk = 1;
     }
@@ -129,14 +194,15 @@ static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks
     int top = !out || m > V(high_bit)(out);
     int friend_top = out && (friends >> V(high_bit)(out) & 1) && !top;
     if (own_tricks) {
+        /* With trumps, towards a partner's winner first (its entries are worth more), else own winners. */
         if (top) {
-            *cls = ruff_risk ? 2 : 4;
+            *cls = ruff_risk ? 2 : s->trump >= 0 ? 3 : 4;
             *pref = rank;
         } else if (friend_top) {
-            *cls = 3;
+            *cls = s->trump >= 0 ? 4 : 3;
             *pref = 13 - rank;
         } else {
-            *cls = 1;
+            *cls = friend_ruff && !ruff_risk ? 2 : 1; /* a partner's ruff before a plain low lead */
             *pref = 13 - rank;
         }
     } else {
@@ -175,6 +241,7 @@ static void V(follow_score)(const SolverObject *s, int seat, int m, int best, in
 /* Sort the moves, the likeliest best first (a good order makes alpha-beta cut early): the table's move,
  * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs. */
 static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, int best, int best_seat, int first) {
+    if (n < 2) return;
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
     for (int i = 0; i < n; i++) {
@@ -205,8 +272,10 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
 /* ------------------------------------------------------------------ tricks for side A */
 
 /* Tricks `lead` surely cashes from the top before anyone may ruff, were it on lead: in each suit its cards
- * above every other seat's, no more (outside trumps) than any seat holding a trump can follow. */
-static int V(cashable)(const SolverObject *s, int lead) {
+ * above every other seat's, no more (outside trumps) than any seat holding a trump can follow.
+ * `count[suit]` and `rel[suit]` get each suit's share and the cards it stands on (the winners counted; where
+ * no other seat holds the suit, lengths alone decide). */
+static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
     u64 mine = s->hands[lead];
     u64 others = 0;
     int holds_trump[4] = {0, 0, 0, 0};
@@ -217,6 +286,8 @@ static int V(cashable)(const SolverObject *s, int lead) {
     }
     int total = 0;
     for (int suit = 0; suit < 4; suit++) {
+        count[suit] = 0;
+        rel[suit] = 0;
         u64 own = mine & SUIT_MASK[suit];
         if (!own) continue;
         u64 theirs = others & SUIT_MASK[suit];
@@ -227,18 +298,49 @@ static int V(cashable)(const SolverObject *s, int lead) {
                     int follow = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
                     if (follow < winners) winners = follow;
                 }
+        count[suit] = winners;
+        if (theirs && winners) rel[suit] = V(top_n)(own, winners);
         total += winners;
     }
     return total;
 }
 
+/* The cards `need` of the counted tricks stand on: the suits that cost no rank first, then the biggest. */
+static u64 V(needed_rel)(const int *count, const u64 *rel, int need) {
+    u64 out = 0;
+    int used[4] = {0, 0, 0, 0};
+    for (int suit = 0; suit < 4 && need > 0; suit++)
+        if (count[suit] && !rel[suit]) {
+            need -= count[suit];
+            used[suit] = 1;
+        }
+    while (need > 0) {
+        int pick = -1;
+        for (int suit = 0; suit < 4; suit++)
+            if (!used[suit] && count[suit] && (pick < 0 || count[suit] > count[pick])) pick = suit;
+        if (pick < 0) break;
+        used[pick] = 1;
+        out |= rel[pick];
+        need -= count[pick];
+    }
+    return out;
+}
+
 /* Tricks the leader's side surely takes (the leader wanting them): the leader's own cashable tricks, or a
  * partner's (who wants them too) reached by leading a suit whose top card the partner holds, when no
- * opponent can ruff that first round. */
-static int V(quick_tricks)(const SolverObject *s) {
+ * opponent can ruff that first round. `*rel`: the cards that `need` of them stand on (all if fewer). */
+static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
     int lead = s->leader;
-    int sure = V(cashable)(s, lead);
+    int count[4];
+    u64 rels[4];
+    int sure = V(cashable)(s, lead, count, rels);
+    int own = sure;
+    *rel = V(needed_rel)(count, rels, need < sure ? need : sure);
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    u64 their_trumps = 0; /* the opponents' */
+    if (s->trump >= 0)
+        for (int seat = 0; seat < 4; seat++)
+            if (V(in_a)(s, seat) != V(in_a)(s, lead)) their_trumps |= s->hands[seat] & SUIT_MASK[s->trump];
     for (int partner = 0; partner < 4; partner++) {
         if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
             || V(wants_a)(s, partner) != V(in_a)(s, partner))
@@ -253,43 +355,105 @@ static int V(quick_tricks)(const SolverObject *s) {
                         && (s->hands[seat] & SUIT_MASK[s->trump]))
                         ruff = 1;
             if (ruff) continue;
-            int theirs = V(cashable)(s, partner);
-            if (theirs > sure) sure = theirs;
+            int theirs_count[4];
+            u64 theirs_rels[4];
+            int theirs = V(cashable)(s, partner, theirs_count, theirs_rels);
+            if (theirs > sure) {
+                sure = theirs;
+                *rel = V(needed_rel)(theirs_count, theirs_rels, need < sure ? need : sure)
+                       | 1ULL << V(high_bit)(out);
+            }
+            /* With no opponent able to ruff, the leader may cash its own winners first and then cross to
+             * the partner's, if the partner can follow or throw cards that are neither its winners nor
+             * needed to follow (the two sets of winners are in different suits: a suit's top card is in
+             * one hand). */
+            if (!their_trumps && own && theirs) {
+                int discards = 0, following = 0;
+                for (int x = 0; x < 4; x++) {
+                    int len = V(popcount)(s->hands[partner] & SUIT_MASK[x]);
+                    following += len < count[x] ? len : count[x];
+                    discards += count[x] > len ? count[x] - len : 0;
+                }
+                if (discards <= V(popcount)(s->hands[partner]) - theirs - following && own + theirs > sure) {
+                    sure = own + theirs;
+                    int both[4];
+                    u64 both_rels[4];
+                    for (int x = 0; x < 4; x++) {
+                        both[x] = count[x] + theirs_count[x];
+                        both_rels[x] = rels[x] | theirs_rels[x];
+                    }
+                    *rel = V(needed_rel)(both, both_rels, need < sure ? need : sure) | 1ULL << V(high_bit)(out);
+                }
+            }
             break;
         }
     }
-    return sure;
+    return need < sure ? need : sure;
 }
 
-static int V(search)(SolverObject *s, int alpha, int beta);
+static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel);
 
-/* Play `m` for `seat` (the trick's best card so far given), search on, take the card back. */
-static int V(play_and_search)(SolverObject *s, int seat, int m, int best, int best_seat, int alpha, int beta) {
+/* The card winning the complete trick in `played` matters by its rank only if it beat a card of its suit. */
+static inline u64 V(trick_rel)(const SolverObject *s, int winner_card) {
+    for (int i = 0; i < 4; i++)
+        if (s->played[i] != winner_card && SUIT_OF(s->played[i]) == SUIT_OF(winner_card))
+            return 1ULL << winner_card;
+    return 0;
+}
+
+/* Play `m` for `seat` (the trick's best card so far given), search on, take the card back; `*rel` gets the
+ * cards whose ranks the value stands on. */
+static int V(play_and_search)(SolverObject *s, int seat, int m, int best, int best_seat, int alpha, int beta,
+                              u64 *rel) {
     int child;
     s->hands[seat] ^= 1ULL << m;
     s->played[s->nplayed++] = m;
     if (s->nplayed == 4) {
-        int winner = V(beats)(m, best, s->trump) ? seat : best_seat;
+        int wins = V(beats)(m, best, s->trump);
+        int winner = wins ? seat : best_seat;
         int gained = V(in_a)(s, winner);
         int leader = s->leader;
         int trick[4];
         memcpy(trick, s->played, sizeof trick); /* the next trick reuses `played` */
+        u64 won = V(trick_rel)(s, wins ? m : best);
         s->leader = winner;
         s->nplayed = 0;
-        child = gained + V(search)(s, alpha - gained, beta - gained);
+        child = gained + V(search)(s, alpha - gained, beta - gained, rel);
+        *rel |= won;
         memcpy(s->played, trick, sizeof trick);
         s->leader = leader;
         s->nplayed = 4;
     } else {
-        child = V(search)(s, alpha, beta);
+        child = V(search)(s, alpha, beta, rel);
     }
     s->nplayed--;
     s->hands[seat] ^= 1ULL << m;
     return child;
 }
 
-/* Alpha-beta over the cards of the seat to play (fail-soft); `*chosen` gets the card of the value. */
-static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *chosen) {
+/* A move stands for its group of equivalent cards (the seat's cards above it with no live card between):
+ * if the ranks that mattered cut through the group, the group must stay whole where the entry is reused,
+ * so the representative's rank matters too. */
+static inline u64 V(group_rel)(const SolverObject *s, int seat, int m, u64 live, u64 rel) {
+    u64 r = rel & SUIT_MASK[SUIT_OF(m)];
+    if (!r) return rel;
+    int low = V(low_bit)(r);
+    if (low <= m || !((s->hands[seat] >> low) & 1)) return rel;
+    u64 between = live & ~s->hands[seat] & ((1ULL << low) - 1) & ~((2ULL << m) - 1);
+    return between ? rel : rel | 1ULL << m;
+}
+
+/* The top of the seat's group of equivalent cards that `m` stands for. */
+static inline int V(group_top)(const SolverObject *s, int seat, int m, u64 live) {
+    u64 above = live & SUIT_MASK[SUIT_OF(m)] & ~((2ULL << m) - 1);
+    u64 theirs = above & ~s->hands[seat];
+    u64 run = above & s->hands[seat] & (theirs ? (1ULL << V(low_bit)(theirs)) - 1 : ~0ULL);
+    return run ? V(high_bit)(run) : m;
+}
+
+/* Alpha-beta over the cards of the seat to play (fail-soft); `*chosen` gets the card of the value, `*rel`
+ * the cards the value stands on (a cut: the cutting card's; otherwise every card's). */
+static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *chosen, u64 *rel) {
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
     V(best_so_far)(s, &best, &best_seat);
@@ -299,9 +463,23 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int maximizing = V(wants_a)(s, seat);
     int value = maximizing ? -1 : 99;
     int pick = n ? moves[0] : -1;
+    u64 all_rel = 0;
+    int covered[4] = {-1, -1, -1, -1}; /* per suit: moves whose whole group lies below are settled */
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]; /* with the trick's cards */
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     for (int i = 0; i < n; i++) {
-        int child = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta);
+        int m = moves[i];
+        if (covered[SUIT_OF(m)] > m && V(group_top)(s, seat, m, live) < covered[SUIT_OF(m)]) continue;
+        u64 child_rel;
+        int child = V(play_and_search)(s, seat, m, best, best_seat, alpha, beta, &child_rel);
         if (s->aborted) return 0;
+        child_rel = V(group_rel)(s, seat, m, live, child_rel);
+        /* Partition search: the value stands on no rank of this suit below `low`, so another card of this
+         * seat below it leads to a position the same bound holds for (the card left in the hand instead
+         * is as irrelevant): it cannot do better for this seat than this one, and need not be searched. */
+        u64 suited = child_rel & SUIT_MASK[SUIT_OF(m)];
+        int low = suited ? V(low_bit)(suited) : 13 * SUIT_OF(m) + 13;
+        if (m < low && low > covered[SUIT_OF(m)]) covered[SUIT_OF(m)] = low;
         if (maximizing) {
             if (child > value) {
                 value = child;
@@ -318,113 +496,174 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
         if (alpha >= beta) {
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
+            all_rel = child_rel;
             break;
         }
+        all_rel |= child_rel;
     }
     if (chosen) *chosen = pick;
+    *rel = all_rel;
     return value;
 }
 
 /* The last trick: every hand holds one card. */
-static int V(last_trick)(const SolverObject *s) {
+static int V(last_trick)(SolverObject *s, u64 *rel) {
     int best = V(low_bit)(s->hands[s->leader]), best_seat = s->leader;
+    int suited = 0;
     for (int i = 1; i < 4; i++) {
         int seat = (s->leader + i) & 3;
         int card = V(low_bit)(s->hands[seat]);
+        if (SUIT_OF(card) == SUIT_OF(best)) suited = 1;
         if (V(beats)(card, best, s->trump)) {
             best = card;
             best_seat = seat;
+            suited = 0;
+            for (int j = 0; j < 4; j++)
+                if (j != seat && SUIT_OF(V(low_bit)(s->hands[j])) == SUIT_OF(card)) suited = 1;
         }
     }
+    *rel = suited ? 1ULL << best : 0;
     return V(in_a)(s, best_seat);
 }
 
-static int V(search_lead)(SolverObject *s, int alpha, int beta) {
+static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int remaining = V(popcount)(s->hands[s->leader]);
+    *rel = 0;
     if (remaining == 0) return 0;
-    if (remaining == 1) return V(last_trick)(s);
-    u64 k1, k2;
-    V(position_key)(s, (unsigned)s->leader, &k1, &k2);
-    int low = 0, high = remaining, first = -1;
-    Entry *e = table_find(s, k1, k2);
-    if (e) {
-        low = e->low;
-        high = e->high;
-        first = V(lead_from_code)(s, e->move);
+    if (remaining == 1) return V(last_trick)(s, rel);
+    Key key;
+    V(make_key)(s, (unsigned)s->leader, &key);
+    int low = 0, high = remaining, code = -1;
+    u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
+    Probe probe;
+    int keyed = remaining > TABLE_FROM;
+    if (keyed && table_probe(s, &key, alpha, beta, &probe)) {
+        if (probe.low > low) {
+            low = probe.low;
+            low_rel = V(top_cards)(s, probe.low_depth);
+        }
+        if (probe.high < high) {
+            high = probe.high;
+            high_rel = V(top_cards)(s, probe.high_depth);
+        }
+        code = probe.move;
     }
-    if (low >= beta || low == high) return low;
-    if (high <= alpha) return high;
-    int code = e ? e->move : -1;
+    int first = V(lead_from_code)(s, code);
+    if (low >= beta || low == high) {
+        *rel = low == high ? low_rel | high_rel : low_rel;
+        return low;
+    }
+    if (high <= alpha) {
+        *rel = high_rel;
+        return high;
+    }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
-        int sure = V(quick_tricks)(s);
-        if (V(in_a)(s, s->leader) && sure > low) {
+        u64 sure_rel;
+        /* As many tricks as would decide the window: the ranks of more need not count. */
+        int a_leads = V(in_a)(s, s->leader);
+        int need = a_leads ? (beta < high ? beta : high) : remaining - (alpha > low ? alpha : low);
+        int sure = V(quick_tricks)(s, need, &sure_rel);
+        if (a_leads && sure > low) {
             low = sure;
-            if (low >= beta || low == high) {
-                table_store(s, k1, k2, low, high, code);
-                return low;
-            }
+            low_rel = sure_rel;
         } else if (!V(in_a)(s, s->leader) && remaining - sure < high) {
             high = remaining - sure;
-            if (high <= alpha || low == high) {
-                table_store(s, k1, k2, low, high, code);
-                return high;
-            }
+            high_rel = sure_rel;
         }
     }
     if (s->trump >= 0) {
-        /* The top trumps in one hand each win a trick whatever anyone wants. */
-        u64 trumps = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & SUIT_MASK[s->trump];
-        if (trumps) {
-            int top = V(high_bit)(trumps), holder = 0;
-            while (!(s->hands[holder] >> top & 1)) holder++;
-            u64 own = s->hands[holder] & SUIT_MASK[s->trump];
-            u64 rest = trumps & ~own;
+        /* A trump above every trump of the other side wins the trick it is played in for its side
+         * (whatever anyone wants), and one hand plays one card a trick: each hand's such trumps are that
+         * many sure tricks for its side. */
+        u64 trumps_a = 0, trumps_b = 0;
+        for (int seat = 0; seat < 4; seat++) {
+            if (V(in_a)(s, seat)) trumps_a |= s->hands[seat] & SUIT_MASK[s->trump];
+            else trumps_b |= s->hands[seat] & SUIT_MASK[s->trump];
+        }
+        for (int seat = 0; seat < 4; seat++) {
+            u64 own = s->hands[seat] & SUIT_MASK[s->trump];
+            if (!own) continue;
+            u64 rest = V(in_a)(s, seat) ? trumps_b : trumps_a;
             int sure = rest ? V(popcount)(own >> (V(high_bit)(rest) + 1)) : V(popcount)(own);
-            if (V(in_a)(s, holder)) {
-                if (sure > low) low = sure;
+            if (!sure) continue;
+            u64 sure_rel = rest ? V(top_n)(own, sure) : 0;
+            if (V(in_a)(s, seat)) {
+                if (sure > low) {
+                    low = sure;
+                    low_rel = sure_rel;
+                }
             } else if (remaining - sure < high) {
                 high = remaining - sure;
-            }
-            if (low >= beta || low >= high) {
-                table_store(s, k1, k2, low, high, code);
-                return low;
-            }
-            if (high <= alpha) {
-                table_store(s, k1, k2, low, high, code);
-                return high;
+                high_rel = sure_rel;
             }
         }
+    }
+    if (low >= beta || low >= high) {
+        *rel = low >= high ? low_rel | high_rel : low_rel;
+        return low;
+    }
+    if (high <= alpha) {
+        *rel = high_rel;
+        return high;
     }
     int alpha0 = alpha > low ? alpha : low;
     int beta0 = beta < high ? beta : high;
     int chosen = -1;
-    int result = V(play_trick)(s, alpha0, beta0, first, &chosen);
+    u64 found_rel;
+    int result = V(play_trick)(s, alpha0, beta0, first, &chosen, &found_rel);
     if (s->aborted) return 0;
-    if (result <= alpha0) high = result;
-    else if (result >= beta0) low = result;
-    else low = high = result;
-    table_store(s, k1, k2, low, high, chosen >= 0 ? V(lead_code)(s, chosen) : code);
+    /* The search's own bound, and the exact value where it meets a bound from before the search. */
+    int found_low = 0, found_high = remaining;
+    if (result <= alpha0) {
+        found_high = result;
+        if (low > alpha) {
+            found_low = low;
+            found_rel |= low_rel;
+        }
+    } else if (result >= beta0) {
+        found_low = result;
+        if (high < beta) {
+            found_high = high;
+            found_rel |= high_rel;
+        }
+    } else {
+        found_low = found_high = result;
+    }
+    if (keyed)
+        table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
+                    chosen >= 0 ? V(lead_code)(s, chosen) : code);
+    *rel = found_rel;
     return result;
 }
 
-static int V(search)(SolverObject *s, int alpha, int beta) {
+static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (++s->nodes > s->node_limit) {
         s->aborted = 1;
+        *rel = 0;
         return 0;
     }
-    if (!s->nplayed) return V(search_lead)(s, alpha, beta);
-    return V(play_trick)(s, alpha, beta, -1, NULL);
+    if (!s->nplayed) return V(search_lead)(s, alpha, beta, rel);
+    return V(play_trick)(s, alpha, beta, -1, NULL, rel);
 }
 
-/* The exact value by null-window tests from the root state, within the trivial bounds. */
+/* The exact value by null-window tests from the root state (MTD(f)-style: each test at the bound the last
+ * one returned, fail-soft, so that a test far from the value moves the window by more than one). */
 static int V(exact_value)(SolverObject *s) {
     int seat = (s->leader + s->nplayed) & 3;
     int low = 0, high = V(popcount)(s->hands[seat]);
+    int guess = (low + high + 1) / 2;
     while (low < high && !s->aborted) {
-        int guess = (low + high + 1) / 2;
-        int v = V(search)(s, guess - 1, guess);
-        if (v >= guess) low = v > low ? v : low;
-        else high = v < high ? v : high;
+        if (guess <= low) guess = low + 1;
+        if (guess > high) guess = high;
+        u64 rel;
+        int v = V(search)(s, guess - 1, guess, &rel);
+        if (v >= guess) {
+            low = v > low ? v : low;
+            guess = low + 1;
+        } else {
+            high = v < high ? v : high;
+            guess = high;
+        }
     }
     return low;
 }
@@ -441,12 +680,12 @@ static int V(one_search)(SolverObject *s, int taken) {
     for (int seat = 0; seat < 4; seat++)
         if (V(popcount)(s->hands[seat]) > remaining) remaining = V(popcount)(s->hands[seat]);
     if (remaining == 0) return taken == 1;
-    u64 k1 = 0, k2 = 0;
+    Key key;
     int keyed = !s->nplayed;
     if (keyed) {
-        V(position_key)(s, (unsigned)s->leader | (unsigned)taken << 2 | 8u, &k1, &k2);
-        Entry *e = table_find(s, k1, k2);
-        if (e) return e->low;
+        V(make_key)(s, (unsigned)s->leader | (unsigned)taken << 2 | 16u, &key);
+        Probe probe;
+        if (table_probe(s, &key, 0, 1, &probe)) return probe.low;
     }
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
@@ -482,7 +721,7 @@ static int V(one_search)(SolverObject *s, int taken) {
             break;
         }
     }
-    if (keyed) table_store(s, k1, k2, result, result, -1);
+    if (keyed) table_store(s, &key, V(full_depth)(&key), result, result, -1); /* on every rank */
     return result;
 }
 
@@ -508,17 +747,18 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
     int n = V(legal_moves)(s, seat, moves);
     int first = -1;
     if (!s->nplayed) {
-        u64 k1, k2;
-        V(position_key)(s, (unsigned)s->leader, &k1, &k2);
-        Entry *e = table_find(s, k1, k2);
-        if (e) first = V(lead_from_code)(s, e->move);
+        Key key;
+        Probe probe;
+        V(make_key)(s, (unsigned)s->leader, &key);
+        if (table_probe(s, &key, -1, 99, &probe)) first = V(lead_from_code)(s, probe.move);
     }
     V(order_moves)(s, seat, moves, n, best, best_seat, first);
     int maximizing = V(wants_a)(s, seat);
     for (int i = 0; i < n; i++) {
         /* Does this card reach the value? A null-window test around it. */
-        int child = maximizing ? V(play_and_search)(s, seat, moves[i], best, best_seat, value - 1, value)
-                               : V(play_and_search)(s, seat, moves[i], best, best_seat, value, value + 1);
+        u64 rel;
+        int child = maximizing ? V(play_and_search)(s, seat, moves[i], best, best_seat, value - 1, value, &rel)
+                               : V(play_and_search)(s, seat, moves[i], best, best_seat, value, value + 1, &rel);
         if (s->aborted) return 0;
         if (maximizing ? child >= value : child <= value) {
             *value_out = value;
@@ -532,4 +772,103 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
 /* Tricks left to play from the root state (the seat to play holds one card per trick). */
 static int V(tricks_left)(const SolverObject *s) {
     return V(popcount)(s->hands[(s->leader + s->nplayed) & 3]);
+}
+
+/* Every legal card of the seat to play (ascending bits) and the value after it, the current trick
+ * included: exact if the window (alpha, beta) holds every value, else a fail-soft bound as search's. The
+ * representative of each group of equivalent cards is searched and its value shared by the group.
+ * Returns the number of cards, 0 past the node limit. */
+static int V(move_values_core)(SolverObject *s, int alpha, int beta, int *cards, int *values) {
+    int seat = (s->leader + s->nplayed) & 3;
+    int most = V(popcount)(s->hands[seat]);
+    int full = alpha < 0 && beta > most;
+    int value = full ? V(exact_value)(s) : 0;
+    if (s->aborted) return 0;
+    int best, best_seat;
+    V(best_so_far)(s, &best, &best_seat);
+    int moves[13], found[13];
+    int n = V(legal_moves)(s, seat, moves);
+    int maximizing = V(wants_a)(s, seat);
+    for (int i = 0; i < n; i++) {
+        if (!full) {
+            u64 rel;
+            found[i] = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta, &rel);
+            if (s->aborted) return 0;
+            continue;
+        }
+        /* The child is at most the value for the seat that maximizes, at least it for the other: test the
+         * value first (the likeliest), then bisect what is left. */
+        int low = maximizing ? 0 : value, high = maximizing ? value : most;
+        int guess = maximizing ? high : low + 1;
+        while (low < high) {
+            u64 rel;
+            int child = V(play_and_search)(s, seat, moves[i], best, best_seat, guess - 1, guess, &rel);
+            if (s->aborted) return 0;
+            if (child >= guess) low = child < high ? child : high;
+            else high = child > low ? child : low;
+            guess = (low + high + 1) / 2;
+        }
+        found[i] = low;
+    }
+    u64 hand = s->hands[seat];
+    if (s->nplayed && (hand & SUIT_MASK[SUIT_OF(s->played[0])])) hand &= SUIT_MASK[SUIT_OF(s->played[0])];
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i]; /* they separate cards too */
+    int count = 0;
+    while (hand) {
+        int bit = V(low_bit)(hand);
+        hand &= hand - 1;
+        /* Its group's representative: down through the live cards while they are this seat's. */
+        int rep = bit;
+        for (;;) {
+            u64 below = live & SUIT_MASK[SUIT_OF(rep)] & ((1ULL << rep) - 1);
+            if (!below || !((s->hands[seat] >> V(high_bit)(below)) & 1)) break;
+            rep = V(high_bit)(below);
+        }
+        int k = 0;
+        while (k < n && moves[k] != rep) k++;
+        cards[count] = bit;
+        values[count] = k < n ? found[k] : -1000; /* -1000: no representative (a bug) */
+        count++;
+    }
+    return count;
+}
+
+/* Every legal card of the seat to play and whether side A ends with exactly one trick after it (piccolo;
+ * `taken` tricks so far). Returns the number of cards, 0 past the node limit. */
+static int V(one_moves_core)(SolverObject *s, int taken, int *cards, int *values) {
+    int seat = (s->leader + s->nplayed) & 3;
+    int best, best_seat;
+    V(best_so_far)(s, &best, &best_seat);
+    u64 hand = s->hands[seat];
+    if (s->nplayed && (hand & SUIT_MASK[SUIT_OF(s->played[0])])) hand &= SUIT_MASK[SUIT_OF(s->played[0])];
+    int count = 0;
+    while (hand) {
+        int m = V(low_bit)(hand);
+        hand &= hand - 1;
+        int child;
+        s->hands[seat] ^= 1ULL << m;
+        s->played[s->nplayed++] = m;
+        if (s->nplayed == 4) {
+            int winner = V(beats)(m, best, s->trump) ? seat : best_seat;
+            int leader = s->leader;
+            int trick[4];
+            memcpy(trick, s->played, sizeof trick);
+            s->leader = winner;
+            s->nplayed = 0;
+            child = V(one_search)(s, taken + V(in_a)(s, winner));
+            memcpy(s->played, trick, sizeof trick);
+            s->leader = leader;
+            s->nplayed = 4;
+        } else {
+            child = V(one_search)(s, taken);
+        }
+        s->nplayed--;
+        s->hands[seat] ^= 1ULL << m;
+        if (s->aborted) return 0;
+        cards[count] = m;
+        values[count] = child;
+        count++;
+    }
+    return count;
 }
