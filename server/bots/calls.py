@@ -157,3 +157,9 @@ def simulation_leader(view: View) -> int:
     if contract.get("name") == "abundance-declared":
         return int(view["seat"])
     return int(view["eldest"])
+
+
+def choose_call_by_simulation(view: View, seed: str, fallback: str, worlds: WorldSource,
+                              node_budget: int) -> str | None:
+    """The call to make (None: the heuristic's `fallback`), simulated over `worlds`."""
+    return choose_call(view, seed, fallback, worlds)
