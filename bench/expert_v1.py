@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from server.bots.base import View, legal_actions_of
 from server.bots.calls import choose_call
 from server.bots.expert import equivalent_groups as _equivalent_groups
-from server.bots.expert import points_table as _points_table
 from server.bots.expert import real_contract as _real_contract
 from server.bots.heuristic import HeuristicBot
 from server.bots.knowledge import InconsistentViewError, Knowledge
+from server.bots.simulation import points_table as _points_table
 from server.bots.solver import NodeLimitError, Solver, card_bit, to_mask
 from server.bots.worlds import World, draw_worlds
 from server.rules import Contract

@@ -19,7 +19,9 @@ from typing import Any
 
 from server.rules.cards import SUITS
 
-from .evaluate import best_suits
+from .evaluate import best_suits, misere_card_risks
+from .knowledge import rank
+from .simulation import simulate_action
 from .solver import greedy_playout, to_mask
 from .worlds import World, WorldSource
 
@@ -159,7 +161,86 @@ def simulation_leader(view: View) -> int:
     return int(view["eldest"])
 
 
+
+# -------------------------------------------------------------------- calls by simulation
+
+#: Solver nodes for one simulated deal's play at most (a whole deal rarely fits: the greedy playout then).
+SIM_NODES = 40_000
+#: Worlds simulated per call decision at most.
+SIM_WORLDS = 8
+#: An alternative replaces the heuristic's call only when its simulated mean is better by this many
+#: points: the estimates are noisy (a few worlds) and biased (every hand known; greedy past the limit).
+MARGIN = 1.0
+#: Discards simulated in a petite misère: the heuristic's and the next most dangerous cards.
+DISCARDS = 3
+
+
+def call_candidates(view: View, fallback: str) -> list[str]:
+    """The actions simulated for this decision, the heuristic's `fallback` first (one: nothing to do)."""
+    legal = [str(a) for a in view["legal"]]
+    phase = view.get("phase")
+    if phase == "trump" or (phase == "auction" and fallback.startswith("trump ")):
+        return [fallback, *(a for a in legal if a.startswith("trump ") and a != fallback)]
+    if phase == "discard":
+        hand = list(view["hand"])
+        contract = view.get("contract") or {}
+        if int(view["seat"]) in (contract.get("declarers") or []):
+            ranked = [card for _, card in misere_card_risks(hand)]
+        else:
+            ranked = []
+        ranked += sorted(hand, key=lambda c: (-rank(c), c[1]))
+        picks = [fallback]
+        for card in ranked:
+            if len(picks) >= DISCARDS:
+                break
+            if f"discard {card}" in legal and f"discard {card}" not in picks:
+                picks.append(f"discard {card}")
+        return picks
+    if phase == "auction" and fallback != "pass" and "pass" in legal:
+        return [fallback, "pass"]
+    return [fallback]
+
+
+def simulated_means(view: View, seed: str, candidates: Sequence[str], worlds: WorldSource,
+                    node_budget: int) -> dict[str, float]:
+    """Each candidate's mean points for this seat over the worlds where every candidate replays."""
+    drawn = worlds(view, seed)[:SIM_WORLDS]
+    if not drawn:
+        return {}
+    limit = max(1, min(SIM_NODES, node_budget // (len(drawn) * len(candidates))))
+    totals = dict.fromkeys(candidates, 0.0)
+    weight = 0
+    for world in drawn:
+        values = [simulate_action(view, world.sample, action, limit) for action in candidates]
+        if any(v is None for v in values):
+            continue
+        weight += world.weight
+        for action, value in zip(candidates, values, strict=True):
+            totals[action] += world.weight * float(value or 0.0)
+    return {action: total / weight for action, total in totals.items()} if weight else {}
+
+
 def choose_call_by_simulation(view: View, seed: str, fallback: str, worlds: WorldSource,
                               node_budget: int) -> str | None:
-    """The call to make (None: the heuristic's `fallback`), simulated over `worlds`."""
-    return choose_call(view, seed, fallback, worlds)
+    """The call, trump or discard to make (None: the heuristic's `fallback`).
+
+    Each candidate (`call_candidates`: every trump suit; the heuristic's call or a pass; the most
+    dangerous discards) is made in each sampled world, the rest of the auction is played by the model
+    of the seats (the heuristic bot) and the play estimated with every hand known (`simulation.py`);
+    the best mean wins unless the heuristic's choice is within `MARGIN`. Misères and piccolo keep the
+    greedy veto of `choose_call` (a full-information estimate cannot tell a misère that will be made:
+    the defenders see every card).
+    """
+    verb = fallback.split(" ")[0]
+    if view.get("phase") == "auction" and (verb in _MISERES or verb == "piccolo"):
+        return choose_call(view, seed, fallback, worlds)
+    candidates = call_candidates(view, fallback)
+    if len(candidates) < 2:
+        return None
+    means = simulated_means(view, seed, candidates, worlds, node_budget)
+    if not means:
+        return None
+    best = max(means.values())
+    if means[fallback] >= best - MARGIN:
+        return fallback
+    return min((a for a, v in means.items() if v >= best - 1e-9))

@@ -18,10 +18,10 @@ any process, and a faster solver simply searches more of the deal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from server.rules import Contract, Deal, get_ruleset
+from server.rules import Contract, Deal
 
 from . import fast_solver
 from .base import View, legal_actions_of
@@ -29,12 +29,13 @@ from .calls import choose_call_by_simulation
 from .heuristic import HeuristicBot
 from .inference import play_weight, world_weight
 from .knowledge import InconsistentViewError, Knowledge, SampledDeal, rebuild_deal
+from .simulation import points_table
 from .solver import NodeLimitError, card_bit, to_mask
 from .worlds import World, draw_worlds
 
 #: Deals of the hidden cards searched per decision at most, and the pool they are drawn from by weight.
 SAMPLES = 12
-POOL = 24
+POOL = 16
 #: Compiled-solver nodes per decision, and per world at most (about 10-15 million nodes a second of
 #: CPU on the benchmark machine: the budget is about 0.1 s).
 NODE_BUDGET = 600_000
@@ -43,7 +44,7 @@ WORLD_NODES = 100_000
 PYTHON_NODE_BUDGET = 24_000
 #: Fewer solved worlds than this: the heuristic's card. More dropped worlds than this: stop searching.
 MIN_WORLDS = 4
-MAX_FAILURES = 2
+MAX_FAILURES = 1
 
 
 class ExpertBot:
@@ -81,9 +82,11 @@ class ExpertBot:
     def worlds(self, view: View, seed: str) -> list[World]:
         """The deals of the hidden cards this bot searches (a `WorldSource`): samples weighted by the
         auction and by the cards played."""
+        cache: dict[tuple[Any, ...], str] = {}
+
         def weigh(v: View, knowledge: Knowledge, sample: SampledDeal) -> float:
             weight = world_weight(v, knowledge, sample)
-            return weight * play_weight(v, knowledge, sample) if weight > 0.0 else 0.0
+            return weight * play_weight(v, knowledge, sample, cache) if weight > 0.0 else 0.0
 
         return draw_worlds(view, Knowledge.from_view(view), seed, self.samples, POOL, weigh)
 
@@ -96,12 +99,14 @@ class ExpertBot:
         if not declarers or (len(declarers) > 1 and not contract.get("team")) or len(declarers) == 4:
             return None  # several misères played side by side: not a two-sided game
         knowledge = Knowledge.from_view(view)
+        cards = [action[5:] for action in view["legal"]]
+        groups = equivalent_groups(knowledge, view, cards)
+        if len(groups) == 1:
+            return None  # every legal card leads to the same tricks: the heuristic's will do
         worlds = self.worlds(view, seed)
         rules_contract = real_contract(view, worlds)
         if rules_contract is None:
             return None
-        cards = [action[5:] for action in view["legal"]]
-        groups = equivalent_groups(knowledge, view, cards)
         fallback_card = fallback[5:]
         representative = next(rep for rep, members in groups.items() if fallback_card in members)
         # The heuristic's card first: the first world's questions then start from a likely value.
@@ -203,22 +208,6 @@ def real_contract(view: View, worlds: Sequence[World]) -> Contract | None:
             continue
         return deal.contract
     return None
-
-
-def points_table(view: View, contract: Contract, seat: int) -> list[float]:
-    """This seat's points for each final trick count of the declaring side (index 0..13)."""
-    rules = get_ruleset(str(view["ruleset"]))
-    house_rules: Mapping[str, Any] = rules.resolve_house_rules(view.get("house_rules") or {})
-    total = 12 if contract.discard else 13
-    defenders = [s for s in range(4) if s not in contract.declarers]
-    table = []
-    for taken in range(14):
-        tricks = [0, 0, 0, 0]
-        tricks[contract.declarers[0]] = min(taken, total)
-        if defenders:
-            tricks[defenders[0]] = max(0, total - taken)
-        table.append(float(rules.score(contract, tricks, house_rules)[seat]))
-    return table
 
 
 def equivalent_groups(knowledge: Knowledge, view: View, cards: Sequence[str]) -> dict[str, list[str]]:

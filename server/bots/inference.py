@@ -127,10 +127,11 @@ def world_weight(view: View, knowledge: Knowledge, sample: SampledDeal) -> float
 #: other seats do not play by the model, and a human or an expert often departs from it.
 OFF_MODEL = 0.5
 #: The latest plays of the other seats read, at most (each costs one heuristic decision per sample).
-PLAYS_READ = 8
+PLAYS_READ = 6
 
 
-def play_weight(view: View, knowledge: Knowledge, sample: SampledDeal) -> float:
+def play_weight(view: View, knowledge: Knowledge, sample: SampledDeal,
+                cache: dict[tuple[Any, ...], str] | None = None) -> float:
     """How likely the other seats' cards played so far are if `sample` is the deal, under the model
     (a product of `OFF_MODEL` factors, 1.0 when every play is the model's).
 
@@ -139,6 +140,8 @@ def play_weight(view: View, knowledge: Knowledge, sample: SampledDeal) -> float:
     since), and compared with the heuristic bot's card there; a card with nothing between it and the
     model's card (all cards between them in that hand or fallen) counts as the model's. A play with one
     legal card says nothing. The hard facts (voids shown, cards seen) are the sampler's, not these.
+    `cache` (one per decision: the same `view`) keeps the model's card per play and hand, so samples
+    that agree on a hand (often, late in the deal) pay for it once.
     """
     contract = view.get("contract")
     if not contract or not contract.get("declarers"):
@@ -165,8 +168,13 @@ def play_weight(view: View, knowledge: Knowledge, sample: SampledDeal) -> float:
         if len(legal) < 2:
             continue
         read += 1
-        past = _past_view(view, sample, tricks, plays, index, player, hand, legal, exposed)
-        model = choose_card(past, Knowledge.from_view(past))
+        key = (index, tuple(sorted(hand)), sample.discards.get(player))
+        model = cache.get(key) if cache is not None else None
+        if model is None:
+            past = _past_view(view, sample, tricks, plays, index, player, hand, legal, exposed)
+            model = choose_card(past, Knowledge.from_view(past))
+            if cache is not None:
+                cache[key] = model
         if model != card and not _adjacent(model, card, hand, {c for *_, c in plays[:index]}):
             weight *= OFF_MODEL
     return weight
