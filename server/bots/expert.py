@@ -18,6 +18,7 @@ any process, and a faster solver simply searches more of the deal.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ from .heuristic import HeuristicBot
 from .inference import play_weight, world_weight
 from .knowledge import InconsistentViewError, Knowledge, SampledDeal, rebuild_deal
 from .simulation import points_table
-from .solver import NodeLimitError, card_bit, to_mask
+from .solver import NodeLimitError, card_bit, greedy_playout, to_mask
 from .worlds import World, draw_worlds
 
 #: Deals of the hidden cards searched per decision at most, and the pool they are drawn from by weight.
@@ -143,8 +144,12 @@ class ExpertBot:
             hands = [to_mask(hand) for hand in world.sample.hands]
             solver = fast_solver.Solver(contract.trump, side_a, maximizes, node_limit=limit)
             try:
-                results = card_points(solver, hands, seat, leader, played, cards, points, won_a, need,
-                                      piccolo=contract.level == 1)
+                if len(worlds) == 1 and contract.level != 1 and _monotone(points, maximizes[seat]):
+                    results = best_card_points(solver, hands, seat, leader, played, cards, points, won_a,
+                                               need, maximizes[seat])
+                else:
+                    results = card_points(solver, hands, seat, leader, played, cards, points, won_a, need,
+                                          piccolo=contract.level == 1)
             except NodeLimitError:
                 failures += 1
                 nodes_left -= limit
@@ -173,7 +178,7 @@ def card_points(solver: Any, hands: Sequence[int], seat: int, leader: int, playe
     left = max(h.bit_count() for h in hands)
     steps = [k for k in range(1, left + 1) if points[min(won_a + k, 13)] != points[min(won_a + k - 1, 13)]]
     results: dict[str, float] = {}
-    guess = need
+    guess = _first_guess(solver, hands, leader, played, need)
     for card in cards:
         bit = card_bit(card)
         after = list(hands)
@@ -183,20 +188,82 @@ def card_points(solver: Any, hands: Sequence[int], seat: int, leader: int, playe
             made = solver.exactly_one(after, leader, line, won_a)
             results[card] = points[1 if made else 2]
             continue
-        low, high = 0, left
-        while True:
-            open_steps = [k for k in steps if low < k <= high]
-            if not open_steps:
-                break
-            k = min(open_steps, key=lambda s: (abs(s - guess), s))
-            answer = solver.value(after, leader, line, k - 1, k)
-            if answer >= k:
-                low = max(low, min(answer, high))
-            else:
-                high = min(high, max(answer, low))
+        low = _settle(solver, after, leader, line, steps, guess, 0, left)[0]
         results[card] = points[min(won_a + low, 13)]
         guess = low
     return results
+
+
+def _first_guess(solver: Any, hands: Sequence[int], leader: int, played: Sequence[int], need: int) -> int:
+    """Where the first question goes: the greedy playout's tricks at the start of a trick (a few
+    questions near the value cost far less than a walk up from the target), else the target."""
+    if played:
+        return need
+    trump = None if solver.trump < 0 else "SHDC"[solver.trump]
+    return greedy_playout(hands, leader, trump, solver.side_a, solver.maximizes)
+
+
+def _settle(solver: Any, hands: Sequence[int], leader: int, line: Sequence[int], steps: Sequence[int],
+            guess: int, low: int, high: int) -> tuple[int, int]:
+    """Narrow [low, high], the range of side A's tricks to come, by null-window questions at `steps`
+    (the counts where the points change) until no step is left inside it."""
+    while True:
+        open_steps = [k for k in steps if low < k <= high]
+        if not open_steps:
+            return low, high
+        k = min(open_steps, key=lambda s: (abs(s - guess), s))
+        answer = solver.value(hands, leader, line, k - 1, k)
+        if answer >= k:
+            low = max(low, min(answer, high))
+        else:
+            high = min(high, max(answer, low))
+
+
+def best_card_points(solver: Any, hands: Sequence[int], seat: int, leader: int, played: Sequence[int],
+                     cards: Sequence[str], points: Sequence[float], won_a: int, need: int,
+                     wants_more: bool) -> dict[str, float]:
+    """`card_points` for one world when only the best cards matter (the oracle): each card after the
+    first is only asked whether it reaches the best points so far, and exactly searched only if it
+    passes them. The cards found worse get a figure below the best, not their points. `wants_more`:
+    this seat's points grow with side A's tricks (else they fall)."""
+    left = max(h.bit_count() for h in hands)
+    steps = [k for k in range(1, left + 1) if points[min(won_a + k, 13)] != points[min(won_a + k - 1, 13)]]
+    results: dict[str, float] = {}
+    best: tuple[int, int] | None = None
+    guess = _first_guess(solver, hands, leader, played, need)
+    for card in cards:
+        bit = card_bit(card)
+        after = list(hands)
+        after[seat] ^= 1 << bit
+        line = [*played, bit]
+        if best is None:
+            best = _settle(solver, after, leader, line, steps, guess, 0, left)
+            results[card] = points[min(won_a + best[0], 13)]
+            continue
+        low, high = best
+        # The same points as the best: side A's tricks within [low, high] (the best's segment).
+        if wants_more:
+            worse = solver.value(after, leader, line, low - 1, low) < low if low > 0 else False
+            better = not worse and high < left and solver.value(after, leader, line, high, high + 1) > high
+        else:
+            worse = high < left and solver.value(after, leader, line, high, high + 1) > high
+            better = not worse and low > 0 and solver.value(after, leader, line, low - 1, low) < low
+        if worse:
+            results[card] = points[min(won_a + best[0], 13)] - 1.0
+        elif better:
+            start = high + 1 if wants_more else 0
+            stop = left if wants_more else low - 1
+            best = _settle(solver, after, leader, line, steps, start, start, stop)
+            results[card] = points[min(won_a + best[0], 13)]
+        else:
+            results[card] = points[min(won_a + best[0], 13)]
+    return results
+
+
+def _monotone(points: Sequence[float], rising: bool) -> bool:
+    """Whether this seat's points never fall (`rising`) or never rise as side A takes more tricks."""
+    pairs = list(itertools.pairwise(points))
+    return all(b >= a for a, b in pairs) if rising else all(b <= a for a, b in pairs)
 
 
 def real_contract(view: View, worlds: Sequence[World]) -> Contract | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bots_helpers import RULESETS, decision_points, frozen_copy, iter_views
+from bots_helpers import RULESETS, frozen_copy, iter_views
 from test_no_peeking import HIDDEN_KEYS, SealedView, _alternative_deal
 
 from server.bots import ExpertBot, get_bot, load_bot
@@ -224,3 +224,43 @@ def test_every_registered_bot_has_a_one_line_explanation_for_players() -> None:
     assert set(BOT_LEVELS) == set(bot_names())
     for texts in BOT_LEVELS.values():
         assert set(texts) == {"en", "fr"} and all(0 < len(t) <= 120 and "\n" not in t for t in texts.values())
+
+
+def test_the_oracle_sees_the_real_deal_and_searches_it_from_the_first_card() -> None:
+    """Its one world is the true deal at every card decision, and at the first card of the play its card
+    reaches the best points the exact value of the true hands gives (the whole deal searched)."""
+    from server.bots.fast_solver import Solver as Fast
+    from server.bots.simulation import points_table
+
+    sys.path.insert(0, str(ROOT))
+    oracle = load_bot("bench.oracle:OracleBot")
+    heuristic = get_bot("heuristic")
+    first_cards = 0
+    for i in range(8):
+        seed = f"oracle-first:{i}"
+        deal = Deal.from_seed("couleur", seed, i % 4)
+        while not deal.finished:
+            seat = min(deal.to_act())
+            view = deal.view(seat)
+            action = heuristic.decide(view, "h", 20.0)
+            contract = deal.contract
+            if view["phase"] == "play" and contract is not None and (
+                    contract.team or len(contract.declarers) == 1) and contract.level >= 2:
+                worlds = oracle.worlds(frozen_copy(view), f"{seed}:{seat}")  # type: ignore[attr-defined]
+                assert [sorted(h) for h in worlds[0].sample.hands] == [sorted(h) for h in deal.hands]
+                if not view["tricks"] and not (view["trick"] or {}).get("cards") and len(view["legal"]) > 1:
+                    action = oracle.decide(frozen_copy(view), f"{seed}:{seat}", 20.0)
+                    side_a = tuple(s in contract.declarers for s in range(4))
+                    points = points_table(view, contract, seat)
+                    hands = [to_mask(h) for h in deal.hands]
+                    outcome = {}
+                    for legal in view["legal"]:
+                        after = list(hands)
+                        after[seat] ^= 1 << card_bit(legal[5:])
+                        tricks = Fast(contract.trump, side_a, side_a, node_limit=10**9).value(
+                            after, seat, [card_bit(legal[5:])])
+                        outcome[legal] = points[tricks]
+                    assert outcome[action] == max(outcome.values())
+                    first_cards += 1
+            deal.apply(seat, action)
+    assert first_cards >= 4
