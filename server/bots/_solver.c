@@ -29,27 +29,62 @@ typedef uint64_t u64;
 
 #define SUIT_OF(bit) ((bit) / 13)
 #define RANK_OF(bit) ((bit) % 13)
-#define TABLE_START_BITS 8
-#define TABLE_MAX_BITS 21
-#define PROBES 8
+#define TABLE_START_BITS 6 /* buckets of BUCKET entries */
+#define TABLE_MAX_BITS 18
+#define BUCKET 4
+#define SHAPES 32 /* depth vectors remembered per lengths and leader */
 
 static const u64 SUIT_MASK[4] = {0x1FFFULL, 0x1FFFULL << 13, 0x1FFFULL << 26, 0x1FFFULL << 39};
 
+/* A position at the start of a trick, as the table sees it: the length of every suit in every hand, the
+ * seat on lead (and piccolo's tricks so far, and a tag), and per suit the owners of its cards still out
+ * from the top down (2 bits a card, the top card in the highest bits). */
 typedef struct {
-    u64 k1, k2;
+    u64 lens;
+    uint32_t owners[4];
+    uint8_t n[4];
+    uint8_t extra;
+} Key;
+
+/* Bounds that hold for every position with the same lengths and leader whose top `depth[suit]` cards of
+ * each suit have the owners `pattern[suit]`: the ranks below did not matter to the search that found them
+ * (the "winning ranks" of Haglund's DDS). */
+typedef struct {
+    u64 lens;
+    uint32_t pattern[4];
+    uint32_t stamp;
+    uint32_t depth; /* depth[suit] in byte `suit` */
+    uint8_t extra;
     int8_t low, high;
     int8_t move; /* best lead as suit * 16 + place from the top among the suit's cards still out; -1 none */
     uint8_t used;
 } Entry;
 
+/* The depth vectors entries of one lengths-and-leader were stored with, so a probe knows which to try. */
+typedef struct {
+    u64 lens;
+    uint32_t depths[SHAPES];
+    uint8_t extra, count, next, used;
+} Shapes;
+
+/* What a probe found: the best bounds of the matching entries and the depths each needs. */
+typedef struct {
+    int low, high, move;
+    uint32_t low_depth, high_depth;
+} Probe;
+
 typedef struct {
     PyObject_HEAD
     int trump;
     unsigned side_a, maximizes;
+    int exact_keys; /* match on every rank (the plain relative-rank table), to check the winning ranks */
     long long node_limit, nodes;
+    long long stats[8];
     int aborted;
     Entry *table;
-    size_t table_bits, count;
+    Shapes *shapes;
+    size_t table_bits, count, shape_count;
+    uint32_t stamp;
     u64 hands[4];
     int leader;
     int played[4];
@@ -59,97 +94,229 @@ typedef struct {
 
 /* ------------------------------------------------------------------ transposition table */
 
-static inline size_t hash_key(u64 k1, u64 k2, size_t bits) {
-    u64 h = k1 * 0x9E3779B97F4A7C15ULL ^ (k2 + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+static inline u64 mix(u64 h) {
+    h ^= h >> 31;
+    h *= 0x9E3779B97F4A7C15ULL;
     h ^= h >> 29;
-    return (size_t)(h >> (64 - bits));
+    h *= 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 32;
+    return h;
 }
 
-static Entry *table_find(SolverObject *s, u64 k1, u64 k2) {
-    if (!s->table) return NULL;
+static inline u64 shape_hash(u64 lens, unsigned extra) { return mix(lens ^ ((u64)extra << 58)); }
+
+static inline u64 entry_hash(u64 lens, unsigned extra, uint32_t depth, const uint32_t *pattern) {
+    u64 h = shape_hash(lens, extra) ^ depth;
+    h = mix(h ^ pattern[0] ^ (u64)pattern[1] << 32);
+    return mix(h ^ pattern[2] ^ (u64)pattern[3] << 32);
+}
+
+static inline void pattern_of(const Key *k, uint32_t depth, uint32_t *pattern) {
+    for (int suit = 0; suit < 4; suit++)
+        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (8 * suit)) & 0xFF)));
+}
+
+static Shapes *shapes_find(const SolverObject *s, u64 lens, unsigned extra) {
     size_t mask = ((size_t)1 << s->table_bits) - 1;
-    size_t at = hash_key(k1, k2, s->table_bits);
-    for (int i = 0; i < PROBES; i++) {
-        Entry *e = &s->table[(at + i) & mask];
-        if (!e->used) return NULL;
-        if (e->k1 == k1 && e->k2 == k2) return e;
+    size_t at = shape_hash(lens, extra) & mask;
+    for (int i = 0; i < 8; i++) {
+        Shapes *sh = &s->shapes[(at + i) & mask];
+        if (!sh->used) return NULL;
+        if (sh->lens == lens && sh->extra == extra) return sh;
     }
     return NULL;
 }
 
+/* The tightest bounds the table holds for the position (stopping once they decide the window (alpha,
+ * beta)); 0 if no entry matches. A shape that matched moves to the front of its list. */
+static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta, Probe *out) {
+    out->low = -1;
+    out->high = 99;
+    out->move = -1;
+    if (!s->table) return 0;
+    Shapes *sh = shapes_find(s, k->lens, k->extra);
+    if (!sh) return 0;
+    size_t mask = ((size_t)1 << s->table_bits) - 1;
+    const Entry *buckets[SHAPES];
+    uint32_t patterns[SHAPES][4];
+    for (int d = 0; d < sh->count; d++) {
+        pattern_of(k, sh->depths[d], patterns[d]);
+        buckets[d] = &s->table[(entry_hash(k->lens, k->extra, sh->depths[d], patterns[d]) & mask) * BUCKET];
+        __builtin_prefetch(buckets[d]);
+    }
+    int found = 0;
+    for (int d = 0; d < sh->count; d++) {
+        uint32_t depth = sh->depths[d];
+        const Entry *bucket = buckets[d];
+        for (int i = 0; i < BUCKET; i++) {
+            const Entry *e = &bucket[i];
+            if (!e->used || e->lens != k->lens || e->extra != k->extra || e->depth != depth
+                || memcmp(e->pattern, patterns[d], sizeof patterns[d]))
+                continue;
+            found = 1;
+            if (e->low > out->low) {
+                out->low = e->low;
+                out->low_depth = depth;
+                if (e->move >= 0) out->move = e->move;
+            }
+            if (e->high < out->high) {
+                out->high = e->high;
+                out->high_depth = depth;
+            }
+            if (out->move < 0) out->move = e->move;
+            break;
+        }
+        if (out->low >= beta || out->high <= alpha || out->low == out->high) {
+            if (d > 0) { /* to the front: the next probe of these lengths likely needs it again */
+                uint32_t hit = sh->depths[d];
+                memmove(&sh->depths[1], &sh->depths[0], (size_t)d * sizeof hit);
+                sh->depths[0] = hit;
+            }
+            break;
+        }
+    }
+    return found;
+}
+
+static void bucket_put(Entry *bucket, const Entry *fresh, size_t *count) {
+    Entry *victim = &bucket[0];
+    for (int i = 0; i < BUCKET; i++) {
+        if (!bucket[i].used) {
+            victim = &bucket[i];
+            (*count)++;
+            break;
+        }
+        if (bucket[i].stamp < victim->stamp) victim = &bucket[i];
+    }
+    *victim = *fresh;
+}
+
+static void shapes_put(Shapes *table, size_t bits, const Shapes *fresh, size_t *count) {
+    size_t mask = ((size_t)1 << bits) - 1;
+    size_t at = shape_hash(fresh->lens, fresh->extra) & mask;
+    for (int i = 0; i < 8; i++) {
+        Shapes *sh = &table[(at + i) & mask];
+        if (!sh->used) {
+            (*count)++;
+            *sh = *fresh;
+            return;
+        }
+    }
+    table[at] = *fresh; /* a full window: its first entry goes */
+}
+
 static int table_grow(SolverObject *s) {
     size_t bits = s->table ? s->table_bits + 1 : TABLE_START_BITS;
-    Entry *fresh = calloc((size_t)1 << bits, sizeof(Entry));
-    if (!fresh) return 0;
+    Entry *fresh = calloc((size_t)BUCKET << bits, sizeof(Entry));
+    Shapes *fresh_shapes = calloc((size_t)1 << bits, sizeof(Shapes));
+    if (!fresh || !fresh_shapes) {
+        free(fresh);
+        free(fresh_shapes);
+        return 0;
+    }
     Entry *old = s->table;
+    Shapes *old_shapes = s->shapes;
     size_t old_size = old ? (size_t)1 << s->table_bits : 0;
     size_t mask = ((size_t)1 << bits) - 1;
     s->count = 0;
-    for (size_t i = 0; i < old_size; i++) {
-        if (!old[i].used) continue;
-        size_t at = hash_key(old[i].k1, old[i].k2, bits);
-        for (int p = 0; p < PROBES; p++) {
-            Entry *e = &fresh[(at + p) & mask];
-            if (!e->used) {
-                *e = old[i];
-                s->count++;
-                break;
-            }
+    s->shape_count = 0;
+    for (size_t i = 0; i < old_size * BUCKET; i++)
+        if (old[i].used) {
+            const Entry *e = &old[i];
+            size_t at = entry_hash(e->lens, e->extra, e->depth, e->pattern) & mask;
+            bucket_put(&fresh[at * BUCKET], e, &s->count);
         }
-    }
+    for (size_t i = 0; i < old_size; i++)
+        if (old_shapes[i].used) shapes_put(fresh_shapes, bits, &old_shapes[i], &s->shape_count);
     free(old);
+    free(old_shapes);
     s->table = fresh;
+    s->shapes = fresh_shapes;
     s->table_bits = bits;
     return 1;
 }
 
-/* Store bounds: in the key's slot, else a free slot of its probe window; a full table at its largest size
- * replaces the window's first entry (a cache: any replacement keeps the answers exact). */
-static void table_store(SolverObject *s, u64 k1, u64 k2, int low, int high, int move) {
+/* Store bounds for every position matching the key's top `depth` cards: merged into an entry of the same
+ * pattern, else in a free slot of its bucket, else over the bucket's oldest entry (a cache: any
+ * replacement keeps the answers exact). */
+static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, int high, int move) {
     if (!s->table) {
         if (!table_grow(s)) return; /* out of memory: search on without storing */
-    } else if (s->count * 2 >= ((size_t)1 << s->table_bits) && s->table_bits < TABLE_MAX_BITS) {
+    } else if ((s->count * 4 >= ((size_t)BUCKET << s->table_bits) * 3
+                || s->shape_count * 2 >= ((size_t)1 << s->table_bits))
+               && s->table_bits < TABLE_MAX_BITS) {
         table_grow(s); /* on failure the smaller table stays */
     }
     size_t mask = ((size_t)1 << s->table_bits) - 1;
-    size_t at = hash_key(k1, k2, s->table_bits);
-    Entry *slot = &s->table[at & mask];
-    for (int i = 0; i < PROBES; i++) {
-        Entry *e = &s->table[(at + i) & mask];
-        if (!e->used) {
-            slot = e;
-            s->count++;
-            break;
-        }
-        if (e->k1 == k1 && e->k2 == k2) {
-            slot = e;
-            break;
+    Shapes *sh = shapes_find(s, k->lens, k->extra);
+    if (!sh) {
+        Shapes fresh;
+        memset(&fresh, 0, sizeof fresh);
+        fresh.lens = k->lens;
+        fresh.extra = k->extra;
+        fresh.used = 1;
+        shapes_put(s->shapes, s->table_bits, &fresh, &s->shape_count);
+        sh = shapes_find(s, k->lens, k->extra);
+    }
+    if (sh) {
+        int known = 0;
+        for (int d = 0; d < sh->count; d++) known |= sh->depths[d] == depth;
+        if (!known) {
+            /* New shapes go first; when the list is full the last (least recently useful) one goes and
+             * its entries can no longer be found. */
+            int keep = sh->count < SHAPES ? sh->count : SHAPES - 1;
+            memmove(&sh->depths[1], &sh->depths[0], (size_t)keep * sizeof depth);
+            sh->depths[0] = depth;
+            sh->count = (uint8_t)(keep + 1);
         }
     }
-    slot->k1 = k1;
-    slot->k2 = k2;
-    slot->low = (int8_t)low;
-    slot->high = (int8_t)high;
-    slot->move = (int8_t)move;
-    slot->used = 1;
+    uint32_t pattern[4];
+    pattern_of(k, depth, pattern);
+    Entry *bucket = &s->table[(entry_hash(k->lens, k->extra, depth, pattern) & mask) * BUCKET];
+    for (int i = 0; i < BUCKET; i++) {
+        Entry *e = &bucket[i];
+        if (e->used && e->lens == k->lens && e->extra == k->extra && e->depth == depth
+            && !memcmp(e->pattern, pattern, sizeof pattern)) {
+            if (low > e->low) e->low = (int8_t)low;
+            if (high < e->high) e->high = (int8_t)high;
+            if (move >= 0) e->move = (int8_t)move;
+            e->stamp = ++s->stamp;
+            return;
+        }
+    }
+    Entry fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.lens = k->lens;
+    fresh.extra = k->extra;
+    fresh.depth = depth;
+    memcpy(fresh.pattern, pattern, sizeof pattern);
+    fresh.low = (int8_t)low;
+    fresh.high = (int8_t)high;
+    fresh.move = (int8_t)move;
+    fresh.used = 1;
+    fresh.stamp = ++s->stamp;
+    bucket_put(bucket, &fresh, &s->count);
 }
 
 /* ------------------------------------------------------------------ the search, twice */
 
 typedef struct {
     int (*exact_value)(SolverObject *s);
-    int (*search)(SolverObject *s, int alpha, int beta);
+    int (*search)(SolverObject *s, int alpha, int beta, u64 *rel);
     int (*one_search)(SolverObject *s, int taken);
     int (*settle)(SolverObject *s);
     int (*best_move)(SolverObject *s, int *value, int *move);
     int (*tricks_left)(const SolverObject *s);
+    int (*move_values)(SolverObject *s, int alpha, int beta, int *cards, int *values);
+    int (*one_moves)(SolverObject *s, int taken, int *cards, int *values);
 } Engine;
 
 #define V(name) name##_portable
 #include "_solver_search.h"
 #undef V
 static const Engine PORTABLE = {exact_value_portable, search_portable, one_search_portable,
-                                settle_complete_trick_portable, best_move_core_portable, tricks_left_portable};
+                                settle_complete_trick_portable, best_move_core_portable, tricks_left_portable,
+                                move_values_core_portable, one_moves_core_portable};
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __GNUC__ >= 12
 #pragma GCC push_options
@@ -159,7 +326,7 @@ static const Engine PORTABLE = {exact_value_portable, search_portable, one_searc
 #undef V
 #pragma GCC pop_options
 static const Engine X86_64_V3 = {exact_value_v3, search_v3, one_search_v3, settle_complete_trick_v3,
-                                 best_move_core_v3, tricks_left_v3};
+                                 best_move_core_v3, tricks_left_v3, move_values_core_v3, one_moves_core_v3};
 #define HAVE_X86_64_V3 1
 #endif
 
@@ -257,7 +424,10 @@ static PyObject *Solver_value(SolverObject *s, PyObject *args, PyObject *kwargs)
     int most = engine.tricks_left(s);
     int result;
     if (alpha - gained < 0 && beta - gained > most) result = engine.exact_value(s);
-    else result = engine.search(s, alpha - gained, beta - gained);
+    else {
+        u64 rel;
+        result = engine.search(s, alpha - gained, beta - gained, &rel);
+    }
     if (s->aborted) Py_RETURN_NONE;
     return PyLong_FromLong(gained + result);
 }
@@ -299,12 +469,73 @@ static PyObject *Solver_exactly_one(SolverObject *s, PyObject *args, PyObject *k
     return PyBool_FromLong(result);
 }
 
+/* A list of (card bit, value) pairs from the engine's arrays. */
+static PyObject *pairs(const int *cards, const int *values, int n, int as_bool) {
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *pair = as_bool ? Py_BuildValue("(iO)", cards[i], values[i] ? Py_True : Py_False)
+                                 : Py_BuildValue("(ii)", cards[i], values[i]);
+        if (!pair) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, pair);
+    }
+    return out;
+}
+
+/* The checks best_move, move_values and exactly_one_moves share: a card to choose. */
+static int card_to_choose(SolverObject *s) {
+    if (s->nplayed == 4) {
+        PyErr_SetString(PyExc_ValueError, "the trick is complete: no card to choose");
+        return 0;
+    }
+    if (!engine.tricks_left(s)) {
+        PyErr_SetString(PyExc_ValueError, "the seat to play holds no card");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *Solver_move_values(SolverObject *s, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"hands", "leader", "played", "alpha", "beta", NULL};
+    PyObject *hands, *played = NULL;
+    int leader, alpha = -1, beta = 99;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Oii", names, &hands, &leader, &played, &alpha, &beta))
+        return NULL;
+    if (!load_position(s, hands, leader, played) || !card_to_choose(s)) return NULL;
+    int cards[13], values[13];
+    int n = engine.move_values(s, alpha, beta, cards, values);
+    if (s->aborted) Py_RETURN_NONE;
+    for (int i = 0; i < n; i++)
+        if (values[i] == -1000) {
+            PyErr_SetString(PyExc_RuntimeError, "a card without a representative (a solver bug)");
+            return NULL;
+        }
+    return pairs(cards, values, n, 0);
+}
+
+static PyObject *Solver_exactly_one_moves(SolverObject *s, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"hands", "leader", "played", "taken", NULL};
+    PyObject *hands, *played = NULL;
+    int leader, taken = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Oi", names, &hands, &leader, &played, &taken))
+        return NULL;
+    if (!load_position(s, hands, leader, played) || !card_to_choose(s)) return NULL;
+    int cards[13], values[13];
+    int n = engine.one_moves(s, taken, cards, values);
+    if (s->aborted) Py_RETURN_NONE;
+    return pairs(cards, values, n, 1);
+}
+
 static int Solver_init(SolverObject *s, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"trump", "side_a", "maximizes", "node_limit", NULL};
-    int trump;
+    static char *names[] = {"trump", "side_a", "maximizes", "node_limit", "exact_keys", NULL};
+    int trump, exact_keys = 0;
     unsigned int side_a, maximizes;
     long long node_limit = 1000000;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iII|L", names, &trump, &side_a, &maximizes, &node_limit))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iII|Lp", names, &trump, &side_a, &maximizes, &node_limit,
+                                     &exact_keys))
         return -1;
     if (trump < -1 || trump > 3 || side_a > 15 || maximizes > 15) {
         PyErr_SetString(PyExc_ValueError, "trump is -1..3, side_a and maximizes are 4-bit seat masks");
@@ -314,18 +545,24 @@ static int Solver_init(SolverObject *s, PyObject *args, PyObject *kwargs) {
     s->side_a = side_a;
     s->maximizes = maximizes;
     s->node_limit = node_limit;
+    s->exact_keys = exact_keys;
+    s->stamp = 0;
     s->nodes = 0;
     s->aborted = 0;
     free(s->table);
+    free(s->shapes);
     s->table = NULL;
+    s->shapes = NULL;
     s->table_bits = 0;
     s->count = 0;
+    s->shape_count = 0;
     memset(s->history, 0, sizeof s->history);
     return 0;
 }
 
 static void Solver_dealloc(SolverObject *s) {
     free(s->table);
+    free(s->shapes);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -345,12 +582,26 @@ static PyMethodDef Solver_methods[] = {
      "limit; a full window gives the exact value, a narrower one a fail-soft bound."},
     {"best_move", (PyCFunction)(void (*)(void))Solver_best_move, METH_VARARGS | METH_KEYWORDS,
      "best_move(hands, leader, played=()): (value, card bit) for the seat to play, or None past the limit."},
+    {"move_values", (PyCFunction)(void (*)(void))Solver_move_values, METH_VARARGS | METH_KEYWORDS,
+     "move_values(hands, leader, played=(), alpha=-1, beta=99): [(card bit, value after it)] for every "
+     "legal card of the seat to play (ascending), or None past the limit; exact values with the full "
+     "window, fail-soft bounds with a narrower one."},
+    {"exactly_one_moves", (PyCFunction)(void (*)(void))Solver_exactly_one_moves, METH_VARARGS | METH_KEYWORDS,
+     "exactly_one_moves(hands, leader, played=(), taken=0): [(card bit, exactly one after it)] for every "
+     "legal card, or None past the limit."},
     {"exactly_one", (PyCFunction)(void (*)(void))Solver_exactly_one, METH_VARARGS | METH_KEYWORDS,
      "exactly_one(hands, leader, played=(), taken=0): whether side A ends with exactly one trick, or None."},
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *Solver_get_stats(SolverObject *s, void *closure) {
+    (void)closure;
+    return Py_BuildValue("(LLLLLLLL)", s->stats[0], s->stats[1], s->stats[2], s->stats[3], s->stats[4],
+                         s->stats[5], s->stats[6], s->stats[7]);
+}
+
 static PyGetSetDef Solver_getset[] = {
+    {"stats", (getter)Solver_get_stats, NULL, "debug counters", NULL},
     {"nodes", (getter)Solver_get_nodes, NULL, "search nodes so far (one per card played)", NULL},
     {"node_limit", (getter)Solver_get_node_limit, NULL, "the node count past which searches stop", NULL},
     {NULL, NULL, NULL, NULL, NULL},

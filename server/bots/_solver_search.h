@@ -17,29 +17,90 @@ static inline int V(wants_a)(const SolverObject *s, int seat) { return (s->maxim
 
 /* ------------------------------------------------------------------ transposition table */
 
-/* The position at the start of a trick in relative ranks: per suit the number of cards still out and, from
- * the top down, the seat holding each (2 bits a card); `extra` (leader, piccolo tricks, a tag) goes on top. */
-static void V(position_key)(const SolverObject *s, unsigned extra, u64 *k1, u64 *k2) {
-    u64 parts[4];
+#ifdef __BMI2__
+#include <immintrin.h>
+/* The bits of x under mask, packed from the bottom; and 13 bits spread to the even bits. */
+static inline u64 V(extract)(u64 x, u64 mask) { return _pext_u64(x, mask); }
+static inline uint32_t V(spread)(u64 x) { return (uint32_t)_pdep_u64(x, 0x55555555ULL); }
+#else
+static inline u64 V(extract)(u64 x, u64 mask) {
+    u64 out = 0;
+    for (int i = 0; mask; i++) {
+        u64 one = mask & -mask;
+        if (x & one) out |= 1ULL << i;
+        mask ^= one;
+    }
+    return out;
+}
+static inline uint32_t V(spread)(u64 x) {
+    uint32_t out = 0;
+    for (int i = 0; x; i++, x >>= 1)
+        if (x & 1) out |= 1u << (2 * i);
+    return out;
+}
+#endif
+
+/* The position at the start of a trick as the table keys it (see Key); `extra` is the leader, piccolo's
+ * tricks so far and a tag. */
+static void V(make_key)(const SolverObject *s, unsigned extra, Key *k) {
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    k->lens = 0;
+    for (int seat = 0; seat < 4; seat++)
+        for (int suit = 0; suit < 4; suit++)
+            k->lens |= (u64)V(popcount)(s->hands[seat] & SUIT_MASK[suit]) << (16 * suit + 4 * seat);
+    u64 odd = s->hands[1] | s->hands[3], high = s->hands[2] | s->hands[3]; /* the owner's two bits */
     for (int suit = 0; suit < 4; suit++) {
         u64 out = all & SUIT_MASK[suit];
-        u64 owners = 0;
-        int n = 0;
-        while (out) {
-            int bit = V(high_bit)(out);
-            u64 one = 1ULL << bit;
-            int owner = (s->hands[1] & one) ? 1 : (s->hands[2] & one) ? 2 : (s->hands[3] & one) ? 3 : 0;
-            owners = (owners << 2) | (u64)owner;
-            n++;
-            out ^= one;
-        }
-        parts[suit] = ((u64)n << 26) | owners;
+        k->owners[suit] = V(spread)(V(extract)(odd, out)) | V(spread)(V(extract)(high, out)) << 1;
+        k->n[suit] = (uint8_t)V(popcount)(out);
     }
-    *k1 = parts[0] | (parts[1] << 30);
-    *k2 = parts[2] | (parts[3] << 30) | ((u64)extra << 60);
+    k->extra = (uint8_t)extra;
 }
 
+/* Per suit, how many cards from the top down to the lowest card of `rel` (the ranks that mattered):
+ * every card still out at or above it. Every rank when the solver matches on every rank. */
+static uint32_t V(depths_of)(const SolverObject *s, u64 rel, const Key *k) {
+    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    uint32_t depth = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        u64 r = rel & SUIT_MASK[suit];
+        unsigned d = s->exact_keys ? k->n[suit]
+                     : r ? (unsigned)V(popcount)(all & SUIT_MASK[suit] & ~((1ULL << V(low_bit)(r)) - 1)) : 0;
+        depth |= d << (8 * suit);
+    }
+    return depth;
+}
+
+/* Every rank of the key: the depth vector of an exact match. */
+static inline uint32_t V(full_depth)(const Key *k) {
+    return (uint32_t)k->n[0] | (uint32_t)k->n[1] << 8 | (uint32_t)k->n[2] << 16 | (uint32_t)k->n[3] << 24;
+}
+
+/* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
+static u64 V(top_cards)(const SolverObject *s, uint32_t depth) {
+    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    u64 rel = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        u64 out = all & SUIT_MASK[suit];
+        for (int i = 0; i < (int)((depth >> (8 * suit)) & 0xFF) && out; i++) {
+            u64 one = 1ULL << V(high_bit)(out);
+            rel |= one;
+            out ^= one;
+        }
+    }
+    return rel;
+}
+
+/* The top `n` cards of `cards` (of one suit). */
+static inline u64 V(top_n)(u64 cards, int n) {
+    u64 rel = 0;
+    for (int i = 0; i < n && cards; i++) {
+        u64 one = 1ULL << V(high_bit)(cards);
+        rel |= one;
+        cards ^= one;
+    }
+    return rel;
+}
 
 /* A lead's code in relative ranks, and back. */
 static int V(lead_code)(const SolverObject *s, int bit) {
@@ -205,8 +266,9 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
 /* ------------------------------------------------------------------ tricks for side A */
 
 /* Tricks `lead` surely cashes from the top before anyone may ruff, were it on lead: in each suit its cards
- * above every other seat's, no more (outside trumps) than any seat holding a trump can follow. */
-static int V(cashable)(const SolverObject *s, int lead) {
+ * above every other seat's, no more (outside trumps) than any seat holding a trump can follow. `*rel` gets
+ * the cards the count stands on (the winners counted; lengths alone decide the rest). */
+static int V(cashable)(const SolverObject *s, int lead, u64 *rel) {
     u64 mine = s->hands[lead];
     u64 others = 0;
     int holds_trump[4] = {0, 0, 0, 0};
@@ -216,6 +278,7 @@ static int V(cashable)(const SolverObject *s, int lead) {
         holds_trump[seat] = s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]) != 0;
     }
     int total = 0;
+    *rel = 0;
     for (int suit = 0; suit < 4; suit++) {
         u64 own = mine & SUIT_MASK[suit];
         if (!own) continue;
@@ -227,6 +290,7 @@ static int V(cashable)(const SolverObject *s, int lead) {
                     int follow = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
                     if (follow < winners) winners = follow;
                 }
+        if (theirs && winners) *rel |= V(top_n)(own, winners);
         total += winners;
     }
     return total;
@@ -234,10 +298,10 @@ static int V(cashable)(const SolverObject *s, int lead) {
 
 /* Tricks the leader's side surely takes (the leader wanting them): the leader's own cashable tricks, or a
  * partner's (who wants them too) reached by leading a suit whose top card the partner holds, when no
- * opponent can ruff that first round. */
-static int V(quick_tricks)(const SolverObject *s) {
+ * opponent can ruff that first round. `*rel`: the cards the count stands on. */
+static int V(quick_tricks)(const SolverObject *s, u64 *rel) {
     int lead = s->leader;
-    int sure = V(cashable)(s, lead);
+    int sure = V(cashable)(s, lead, rel);
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
     for (int partner = 0; partner < 4; partner++) {
         if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
@@ -253,43 +317,75 @@ static int V(quick_tricks)(const SolverObject *s) {
                         && (s->hands[seat] & SUIT_MASK[s->trump]))
                         ruff = 1;
             if (ruff) continue;
-            int theirs = V(cashable)(s, partner);
-            if (theirs > sure) sure = theirs;
+            u64 theirs_rel;
+            int theirs = V(cashable)(s, partner, &theirs_rel);
+            if (theirs > sure) {
+                sure = theirs;
+                *rel = theirs_rel | 1ULL << V(high_bit)(out);
+            }
             break;
         }
     }
     return sure;
 }
 
-static int V(search)(SolverObject *s, int alpha, int beta);
+static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel);
 
-/* Play `m` for `seat` (the trick's best card so far given), search on, take the card back. */
-static int V(play_and_search)(SolverObject *s, int seat, int m, int best, int best_seat, int alpha, int beta) {
+/* The card winning the complete trick in `played` matters by its rank only if it beat a card of its suit. */
+static inline u64 V(trick_rel)(const SolverObject *s, int winner_card) {
+    for (int i = 0; i < 4; i++)
+        if (s->played[i] != winner_card && SUIT_OF(s->played[i]) == SUIT_OF(winner_card))
+            return 1ULL << winner_card;
+    return 0;
+}
+
+/* Play `m` for `seat` (the trick's best card so far given), search on, take the card back; `*rel` gets the
+ * cards whose ranks the value stands on. */
+static int V(play_and_search)(SolverObject *s, int seat, int m, int best, int best_seat, int alpha, int beta,
+                              u64 *rel) {
     int child;
     s->hands[seat] ^= 1ULL << m;
     s->played[s->nplayed++] = m;
     if (s->nplayed == 4) {
-        int winner = V(beats)(m, best, s->trump) ? seat : best_seat;
+        int wins = V(beats)(m, best, s->trump);
+        int winner = wins ? seat : best_seat;
         int gained = V(in_a)(s, winner);
         int leader = s->leader;
         int trick[4];
         memcpy(trick, s->played, sizeof trick); /* the next trick reuses `played` */
+        u64 won = V(trick_rel)(s, wins ? m : best);
         s->leader = winner;
         s->nplayed = 0;
-        child = gained + V(search)(s, alpha - gained, beta - gained);
+        child = gained + V(search)(s, alpha - gained, beta - gained, rel);
+        *rel |= won;
         memcpy(s->played, trick, sizeof trick);
         s->leader = leader;
         s->nplayed = 4;
     } else {
-        child = V(search)(s, alpha, beta);
+        child = V(search)(s, alpha, beta, rel);
     }
     s->nplayed--;
     s->hands[seat] ^= 1ULL << m;
     return child;
 }
 
-/* Alpha-beta over the cards of the seat to play (fail-soft); `*chosen` gets the card of the value. */
-static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *chosen) {
+/* A move stands for its group of equivalent cards (the seat's cards above it with no live card between):
+ * if the ranks that mattered cut through the group, the group must stay whole where the entry is reused,
+ * so the representative's rank matters too. */
+static inline u64 V(group_rel)(const SolverObject *s, int seat, int m, u64 rel) {
+    u64 r = rel & SUIT_MASK[SUIT_OF(m)];
+    if (!r) return rel;
+    int low = V(low_bit)(r);
+    if (low <= m || !((s->hands[seat] >> low) & 1)) return rel;
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
+    u64 between = live & ~s->hands[seat] & ((1ULL << low) - 1) & ~((2ULL << m) - 1);
+    return between ? rel : rel | 1ULL << m;
+}
+
+/* Alpha-beta over the cards of the seat to play (fail-soft); `*chosen` gets the card of the value, `*rel`
+ * the cards the value stands on (a cut: the cutting card's; otherwise every card's). */
+static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *chosen, u64 *rel) {
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
     V(best_so_far)(s, &best, &best_seat);
@@ -299,9 +395,12 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int maximizing = V(wants_a)(s, seat);
     int value = maximizing ? -1 : 99;
     int pick = n ? moves[0] : -1;
+    u64 all_rel = 0;
     for (int i = 0; i < n; i++) {
-        int child = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta);
+        u64 child_rel;
+        int child = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta, &child_rel);
         if (s->aborted) return 0;
+        child_rel = V(group_rel)(s, seat, moves[i], child_rel);
         if (maximizing) {
             if (child > value) {
                 value = child;
@@ -316,59 +415,84 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
             if (value < beta) beta = value;
         }
         if (alpha >= beta) {
+            s->stats[4]++;
+            if (i == 0) s->stats[5]++;
+            if (i == 0 && !s->nplayed) s->stats[6]++;
+            if (!s->nplayed) s->stats[7]++;
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
+            all_rel = child_rel;
             break;
         }
+        all_rel |= child_rel;
     }
     if (chosen) *chosen = pick;
+    *rel = all_rel;
     return value;
 }
 
 /* The last trick: every hand holds one card. */
-static int V(last_trick)(const SolverObject *s) {
+static int V(last_trick)(SolverObject *s, u64 *rel) {
     int best = V(low_bit)(s->hands[s->leader]), best_seat = s->leader;
+    int suited = 0;
     for (int i = 1; i < 4; i++) {
         int seat = (s->leader + i) & 3;
         int card = V(low_bit)(s->hands[seat]);
+        if (SUIT_OF(card) == SUIT_OF(best)) suited = 1;
         if (V(beats)(card, best, s->trump)) {
             best = card;
             best_seat = seat;
+            suited = 0;
+            for (int j = 0; j < 4; j++)
+                if (j != seat && SUIT_OF(V(low_bit)(s->hands[j])) == SUIT_OF(card)) suited = 1;
         }
     }
+    *rel = suited ? 1ULL << best : 0;
     return V(in_a)(s, best_seat);
 }
 
-static int V(search_lead)(SolverObject *s, int alpha, int beta) {
+static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int remaining = V(popcount)(s->hands[s->leader]);
+    *rel = 0;
     if (remaining == 0) return 0;
-    if (remaining == 1) return V(last_trick)(s);
-    u64 k1, k2;
-    V(position_key)(s, (unsigned)s->leader, &k1, &k2);
-    int low = 0, high = remaining, first = -1;
-    Entry *e = table_find(s, k1, k2);
-    if (e) {
-        low = e->low;
-        high = e->high;
-        first = V(lead_from_code)(s, e->move);
+    if (remaining == 1) return V(last_trick)(s, rel);
+    Key key;
+    V(make_key)(s, (unsigned)s->leader, &key);
+    s->stats[0]++;
+    int low = 0, high = remaining, code = -1;
+    u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
+    Probe probe;
+    if (table_probe(s, &key, alpha, beta, &probe)) {
+        if (probe.low > low) {
+            low = probe.low;
+            low_rel = V(top_cards)(s, probe.low_depth);
+        }
+        if (probe.high < high) {
+            high = probe.high;
+            high_rel = V(top_cards)(s, probe.high_depth);
+        }
+        code = probe.move;
     }
-    if (low >= beta || low == high) return low;
-    if (high <= alpha) return high;
-    int code = e ? e->move : -1;
+    int first = V(lead_from_code)(s, code);
+    if (low >= beta || low == high) {
+        *rel = low == high ? low_rel | high_rel : low_rel;
+        s->stats[1]++;
+        return low;
+    }
+    if (high <= alpha) {
+        *rel = high_rel;
+        s->stats[1]++;
+        return high;
+    }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
-        int sure = V(quick_tricks)(s);
+        u64 sure_rel;
+        int sure = V(quick_tricks)(s, &sure_rel);
         if (V(in_a)(s, s->leader) && sure > low) {
             low = sure;
-            if (low >= beta || low == high) {
-                table_store(s, k1, k2, low, high, code);
-                return low;
-            }
+            low_rel = sure_rel;
         } else if (!V(in_a)(s, s->leader) && remaining - sure < high) {
             high = remaining - sure;
-            if (high <= alpha || low == high) {
-                table_store(s, k1, k2, low, high, code);
-                return high;
-            }
+            high_rel = sure_rel;
         }
     }
     if (s->trump >= 0) {
@@ -380,40 +504,65 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta) {
             u64 own = s->hands[holder] & SUIT_MASK[s->trump];
             u64 rest = trumps & ~own;
             int sure = rest ? V(popcount)(own >> (V(high_bit)(rest) + 1)) : V(popcount)(own);
+            u64 sure_rel = rest ? V(top_n)(own, sure) : 0;
             if (V(in_a)(s, holder)) {
-                if (sure > low) low = sure;
+                if (sure > low) {
+                    low = sure;
+                    low_rel = sure_rel;
+                }
             } else if (remaining - sure < high) {
                 high = remaining - sure;
-            }
-            if (low >= beta || low >= high) {
-                table_store(s, k1, k2, low, high, code);
-                return low;
-            }
-            if (high <= alpha) {
-                table_store(s, k1, k2, low, high, code);
-                return high;
+                high_rel = sure_rel;
             }
         }
     }
+    if (low >= beta || low >= high) {
+        *rel = low >= high ? low_rel | high_rel : low_rel;
+        s->stats[2]++;
+        return low;
+    }
+    if (high <= alpha) {
+        *rel = high_rel;
+        s->stats[2]++;
+        return high;
+    }
+    s->stats[3]++;
     int alpha0 = alpha > low ? alpha : low;
     int beta0 = beta < high ? beta : high;
     int chosen = -1;
-    int result = V(play_trick)(s, alpha0, beta0, first, &chosen);
+    u64 found_rel;
+    int result = V(play_trick)(s, alpha0, beta0, first, &chosen, &found_rel);
     if (s->aborted) return 0;
-    if (result <= alpha0) high = result;
-    else if (result >= beta0) low = result;
-    else low = high = result;
-    table_store(s, k1, k2, low, high, chosen >= 0 ? V(lead_code)(s, chosen) : code);
+    /* The search's own bound, and the exact value where it meets a bound from before the search. */
+    int found_low = 0, found_high = remaining;
+    if (result <= alpha0) {
+        found_high = result;
+        if (low > alpha) {
+            found_low = low;
+            found_rel |= low_rel;
+        }
+    } else if (result >= beta0) {
+        found_low = result;
+        if (high < beta) {
+            found_high = high;
+            found_rel |= high_rel;
+        }
+    } else {
+        found_low = found_high = result;
+    }
+    table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high, chosen >= 0 ? V(lead_code)(s, chosen) : code);
+    *rel = found_rel;
     return result;
 }
 
-static int V(search)(SolverObject *s, int alpha, int beta) {
+static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (++s->nodes > s->node_limit) {
         s->aborted = 1;
+        *rel = 0;
         return 0;
     }
-    if (!s->nplayed) return V(search_lead)(s, alpha, beta);
-    return V(play_trick)(s, alpha, beta, -1, NULL);
+    if (!s->nplayed) return V(search_lead)(s, alpha, beta, rel);
+    return V(play_trick)(s, alpha, beta, -1, NULL, rel);
 }
 
 /* The exact value by null-window tests from the root state, within the trivial bounds. */
@@ -422,7 +571,8 @@ static int V(exact_value)(SolverObject *s) {
     int low = 0, high = V(popcount)(s->hands[seat]);
     while (low < high && !s->aborted) {
         int guess = (low + high + 1) / 2;
-        int v = V(search)(s, guess - 1, guess);
+        u64 rel;
+        int v = V(search)(s, guess - 1, guess, &rel);
         if (v >= guess) low = v > low ? v : low;
         else high = v < high ? v : high;
     }
@@ -441,12 +591,12 @@ static int V(one_search)(SolverObject *s, int taken) {
     for (int seat = 0; seat < 4; seat++)
         if (V(popcount)(s->hands[seat]) > remaining) remaining = V(popcount)(s->hands[seat]);
     if (remaining == 0) return taken == 1;
-    u64 k1 = 0, k2 = 0;
+    Key key;
     int keyed = !s->nplayed;
     if (keyed) {
-        V(position_key)(s, (unsigned)s->leader | (unsigned)taken << 2 | 8u, &k1, &k2);
-        Entry *e = table_find(s, k1, k2);
-        if (e) return e->low;
+        V(make_key)(s, (unsigned)s->leader | (unsigned)taken << 2 | 16u, &key);
+        Probe probe;
+        if (table_probe(s, &key, 0, 1, &probe)) return probe.low;
     }
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
@@ -482,7 +632,7 @@ static int V(one_search)(SolverObject *s, int taken) {
             break;
         }
     }
-    if (keyed) table_store(s, k1, k2, result, result, -1);
+    if (keyed) table_store(s, &key, V(full_depth)(&key), result, result, -1); /* on every rank */
     return result;
 }
 
@@ -508,17 +658,18 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
     int n = V(legal_moves)(s, seat, moves);
     int first = -1;
     if (!s->nplayed) {
-        u64 k1, k2;
-        V(position_key)(s, (unsigned)s->leader, &k1, &k2);
-        Entry *e = table_find(s, k1, k2);
-        if (e) first = V(lead_from_code)(s, e->move);
+        Key key;
+        Probe probe;
+        V(make_key)(s, (unsigned)s->leader, &key);
+        if (table_probe(s, &key, -1, 99, &probe)) first = V(lead_from_code)(s, probe.move);
     }
     V(order_moves)(s, seat, moves, n, best, best_seat, first);
     int maximizing = V(wants_a)(s, seat);
     for (int i = 0; i < n; i++) {
         /* Does this card reach the value? A null-window test around it. */
-        int child = maximizing ? V(play_and_search)(s, seat, moves[i], best, best_seat, value - 1, value)
-                               : V(play_and_search)(s, seat, moves[i], best, best_seat, value, value + 1);
+        u64 rel;
+        int child = maximizing ? V(play_and_search)(s, seat, moves[i], best, best_seat, value - 1, value, &rel)
+                               : V(play_and_search)(s, seat, moves[i], best, best_seat, value, value + 1, &rel);
         if (s->aborted) return 0;
         if (maximizing ? child >= value : child <= value) {
             *value_out = value;
@@ -532,4 +683,103 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
 /* Tricks left to play from the root state (the seat to play holds one card per trick). */
 static int V(tricks_left)(const SolverObject *s) {
     return V(popcount)(s->hands[(s->leader + s->nplayed) & 3]);
+}
+
+/* Every legal card of the seat to play (ascending bits) and the value after it, the current trick
+ * included: exact if the window (alpha, beta) holds every value, else a fail-soft bound as search's. The
+ * representative of each group of equivalent cards is searched and its value shared by the group.
+ * Returns the number of cards, 0 past the node limit. */
+static int V(move_values_core)(SolverObject *s, int alpha, int beta, int *cards, int *values) {
+    int seat = (s->leader + s->nplayed) & 3;
+    int most = V(popcount)(s->hands[seat]);
+    int full = alpha < 0 && beta > most;
+    int value = full ? V(exact_value)(s) : 0;
+    if (s->aborted) return 0;
+    int best, best_seat;
+    V(best_so_far)(s, &best, &best_seat);
+    int moves[13], found[13];
+    int n = V(legal_moves)(s, seat, moves);
+    int maximizing = V(wants_a)(s, seat);
+    for (int i = 0; i < n; i++) {
+        if (!full) {
+            u64 rel;
+            found[i] = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta, &rel);
+            if (s->aborted) return 0;
+            continue;
+        }
+        /* The child is at most the value for the seat that maximizes, at least it for the other: test the
+         * value first (the likeliest), then bisect what is left. */
+        int low = maximizing ? 0 : value, high = maximizing ? value : most;
+        int guess = maximizing ? high : low + 1;
+        while (low < high) {
+            u64 rel;
+            int child = V(play_and_search)(s, seat, moves[i], best, best_seat, guess - 1, guess, &rel);
+            if (s->aborted) return 0;
+            if (child >= guess) low = child < high ? child : high;
+            else high = child > low ? child : low;
+            guess = (low + high + 1) / 2;
+        }
+        found[i] = low;
+    }
+    u64 hand = s->hands[seat];
+    if (s->nplayed && (hand & SUIT_MASK[SUIT_OF(s->played[0])])) hand &= SUIT_MASK[SUIT_OF(s->played[0])];
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i]; /* they separate cards too */
+    int count = 0;
+    while (hand) {
+        int bit = V(low_bit)(hand);
+        hand &= hand - 1;
+        /* Its group's representative: down through the live cards while they are this seat's. */
+        int rep = bit;
+        for (;;) {
+            u64 below = live & SUIT_MASK[SUIT_OF(rep)] & ((1ULL << rep) - 1);
+            if (!below || !((s->hands[seat] >> V(high_bit)(below)) & 1)) break;
+            rep = V(high_bit)(below);
+        }
+        int k = 0;
+        while (k < n && moves[k] != rep) k++;
+        cards[count] = bit;
+        values[count] = k < n ? found[k] : -1000; /* -1000: no representative (a bug) */
+        count++;
+    }
+    return count;
+}
+
+/* Every legal card of the seat to play and whether side A ends with exactly one trick after it (piccolo;
+ * `taken` tricks so far). Returns the number of cards, 0 past the node limit. */
+static int V(one_moves_core)(SolverObject *s, int taken, int *cards, int *values) {
+    int seat = (s->leader + s->nplayed) & 3;
+    int best, best_seat;
+    V(best_so_far)(s, &best, &best_seat);
+    u64 hand = s->hands[seat];
+    if (s->nplayed && (hand & SUIT_MASK[SUIT_OF(s->played[0])])) hand &= SUIT_MASK[SUIT_OF(s->played[0])];
+    int count = 0;
+    while (hand) {
+        int m = V(low_bit)(hand);
+        hand &= hand - 1;
+        int child;
+        s->hands[seat] ^= 1ULL << m;
+        s->played[s->nplayed++] = m;
+        if (s->nplayed == 4) {
+            int winner = V(beats)(m, best, s->trump) ? seat : best_seat;
+            int leader = s->leader;
+            int trick[4];
+            memcpy(trick, s->played, sizeof trick);
+            s->leader = winner;
+            s->nplayed = 0;
+            child = V(one_search)(s, taken + V(in_a)(s, winner));
+            memcpy(s->played, trick, sizeof trick);
+            s->leader = leader;
+            s->nplayed = 4;
+        } else {
+            child = V(one_search)(s, taken);
+        }
+        s->nplayed--;
+        s->hands[seat] ^= 1ULL << m;
+        if (s->aborted) return 0;
+        cards[count] = m;
+        values[count] = child;
+        count++;
+    }
+    return count;
 }

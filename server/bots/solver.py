@@ -233,6 +233,57 @@ class Solver:
             raise ValueError("the seat to play holds no card")
         return choice
 
+    def legal_cards(self, hands: Sequence[int], seat: int, played: Sequence[int]) -> list[tuple[int, int]]:
+        """Every legal card of `seat`, ascending, each with the card standing for its group of equivalent
+        cards in `moves` (the lowest of the group)."""
+        hand = hands[seat]
+        if played and hand & SUIT_MASKS[played[0] // 13]:
+            hand &= SUIT_MASKS[played[0] // 13]
+        live = hands[0] | hands[1] | hands[2] | hands[3]
+        for bit in played:
+            live |= 1 << bit
+        out = []
+        for bit in _bits(hand):
+            rep = bit
+            while True:
+                below = live & SUIT_MASKS[rep // 13] & ((1 << rep) - 1)
+                if not below or not hands[seat] >> (below.bit_length() - 1) & 1:
+                    break
+                rep = below.bit_length() - 1
+            out.append((bit, rep))
+        return out
+
+    def move_values(self, hands: Sequence[int], leader: int, played: Sequence[int] = (),
+                    alpha: int = -1, beta: int = 99) -> list[tuple[int, int]]:
+        """(card bit, value after it) for every legal card of the seat to play, ascending by bit: side A's
+        tricks from the position (the current trick included) once that card is played; exact with the
+        full window, a fail-soft bound with a narrower one. Equivalent cards share their value."""
+        seat = (leader + len(played)) % 4
+        if len(played) >= 4 or not hands[seat]:
+            raise ValueError("no card to choose: the trick is complete or the seat holds no card")
+        found: dict[int, int] = {}
+        out = []
+        for bit, rep in self.legal_cards(hands, seat, played):
+            if rep not in found:
+                after = list(hands)
+                after[seat] ^= 1 << rep
+                found[rep] = self.value(after, leader, [*played, rep], alpha, beta)
+            out.append((bit, found[rep]))
+        return out
+
+    def exactly_one_moves(self, hands: Sequence[int], leader: int, played: Sequence[int] = (),
+                          taken: int = 0) -> list[tuple[int, bool]]:
+        """(card bit, whether side A then ends with exactly one trick) for every legal card (piccolo)."""
+        seat = (leader + len(played)) % 4
+        if len(played) >= 4 or not hands[seat]:
+            raise ValueError("no card to choose: the trick is complete or the seat holds no card")
+        out = []
+        for bit, _ in self.legal_cards(hands, seat, played):
+            after = list(hands)
+            after[seat] ^= 1 << bit
+            out.append((bit, self.exactly_one(after, leader, [*played, bit], taken)))
+        return out
+
     def _winner(self, leader: int, played: Sequence[int]) -> int:
         best, best_seat = played[0], leader
         for offset, bit in enumerate(played[1:], start=1):

@@ -161,6 +161,17 @@ def _check_position(rng: random.Random, tricks: int) -> str:
         after = list(hands)
         after[seat] ^= 1 << bit
         assert reference.value(after, leader, [*played, bit]) == expected, (where, bit)
+    if len(played) < 4 and rng.random() < 0.3:
+        rows = compiled.move_values(hands, leader, played)
+        assert rows == reference.move_values(hands, leader, played), where
+        pick = max if maximizes[(leader + len(played)) % 4] else min
+        assert pick(v for _, v in rows) == expected, where
+        low = rng.randrange(-1, tricks + 1)
+        high = rng.randrange(low + 1, tricks + 2)
+        narrow = CompiledSolver(trump, side_a, maximizes).move_values(hands, leader, played, low, high)
+        for (bit, bound), (same, exact) in zip(narrow, rows, strict=True):
+            assert bit == same
+            assert exact <= bound if bound <= low else exact >= bound if bound >= high else exact == bound
     # A narrower window gives a fail-soft bound on the same value (a fresh solver, an empty table).
     alpha = rng.randrange(-1, tricks + 1)
     beta = rng.randrange(alpha + 1, tricks + 2)
@@ -177,6 +188,11 @@ def _check_position(rng: random.Random, tricks: int) -> str:
     taken = rng.choice((0, 0, 1, 1, 2))
     one = Solver(trump, lone, lone, node_limit=10**8).exactly_one(hands, leader, played, taken)
     assert CompiledSolver(trump, lone, lone).exactly_one(hands, leader, played, taken) == one, where
+    if len(played) < 4 and rng.random() < 0.2:
+        one_rows = CompiledSolver(trump, lone, lone).exactly_one_moves(hands, leader, played, taken)
+        assert one_rows == Solver(trump, lone, lone).exactly_one_moves(hands, leader, played, taken), where
+        outcomes = [ok for _, ok in one_rows]
+        assert (any(outcomes) if declarer == (leader + len(played)) % 4 else all(outcomes)) == one, where
     return shape
 
 

@@ -185,3 +185,28 @@ def test_greedy_playout_counts_every_trick_once_and_finds_obvious_tricks() -> No
     rest = [c for c in FULL_DECK if c[1] != "S"]
     hands = [to_mask(spades), to_mask(rest[:13]), to_mask(rest[13:26]), to_mask(rest[26:])]
     assert greedy_playout(hands, 1, "S", *SIDES[0]) == 13
+
+
+def test_move_values_give_every_legal_card_the_brute_force_value_after_it() -> None:
+    rng = random.Random("solver:move-values")
+    for index in range(40):
+        trump = rng.choice((None, "S", "H"))
+        trump_index = SUITS.index(trump) if trump else -1
+        hands, leader, played = _random_position(rng, rng.choice((1, 2, 3)))
+        side_a, maximizes = rng.choice(SIDES)
+        seat = (leader + len(played)) % 4
+        legal = hands[seat]
+        if played:
+            legal = legal & (0x1FFF << (13 * (played[0] // 13))) or legal
+        rows = Solver(trump, side_a, maximizes).move_values(hands, leader, played)
+        assert [bit for bit, _ in rows] == [card_bit(c) for c in mask_cards(legal)], index
+        for bit, value in rows:
+            after = list(hands)
+            after[seat] ^= 1 << bit
+            assert value == _brute_tricks(after, leader, [*played, bit], trump_index, side_a, maximizes)
+        lone = tuple(s == seat for s in range(4))
+        taken = rng.choice((0, 1))
+        for bit, one in Solver(trump, lone, lone).exactly_one_moves(hands, leader, played, taken):
+            after = list(hands)
+            after[seat] ^= 1 << bit
+            assert one == _brute_one(after, leader, [*played, bit], trump_index, lone, taken)
