@@ -168,9 +168,15 @@ def simulation_leader(view: View) -> int:
 SIM_NODES = 40_000
 #: Worlds simulated per call decision at most.
 SIM_WORLDS = 8
-#: An alternative replaces the heuristic's call only when its simulated mean is better by this many
-#: points: the estimates are noisy (a few worlds) and biased (every hand known; greedy past the limit).
+#: An alternative suit replaces the heuristic's trump only when its simulated mean is better by this
+#: many points: the estimates are noisy (a few worlds) and biased (every hand known; greedy past the limit).
 MARGIN = 1.0
+#: The same for a pass instead of the heuristic's call, and for another discard. Measured on 150 deals
+#: finished both ways by heuristic bots (docs/bots.md, "Calls by simulation"), the changes a 1-point
+#: margin made were worth -1.9 [-4.4, +0.7] points (couleur, 60 changes) and -1.5 [-3.9, +0.8]
+#: (solo-whist, 34): with today's solver most whole-deal estimates are greedy playouts, so only a
+#: large simulated gain overrides the heuristic bidder there.
+OVERRIDE_MARGIN = 8.0
 #: Discards simulated in a petite misère: the heuristic's and the next most dangerous cards.
 DISCARDS = 3
 
@@ -227,7 +233,8 @@ def choose_call_by_simulation(view: View, seed: str, fallback: str, worlds: Worl
     Each candidate (`call_candidates`: every trump suit; the heuristic's call or a pass; the most
     dangerous discards) is made in each sampled world, the rest of the auction is played by the model
     of the seats (the heuristic bot) and the play estimated with every hand known (`simulation.py`);
-    the best mean wins unless the heuristic's choice is within `MARGIN`. Misères and piccolo keep the
+    the best mean wins unless the heuristic's choice is within `MARGIN` (trump) or `OVERRIDE_MARGIN`
+    (a pass, a discard). Misères and piccolo keep the
     greedy veto of `choose_call` (a full-information estimate cannot tell a misère that will be made:
     the defenders see every card).
     """
@@ -241,6 +248,7 @@ def choose_call_by_simulation(view: View, seed: str, fallback: str, worlds: Worl
     if not means:
         return None
     best = max(means.values())
-    if means[fallback] >= best - MARGIN:
+    trump = fallback.startswith("trump ")
+    if means[fallback] >= best - (MARGIN if trump else OVERRIDE_MARGIN):
         return fallback
     return min((a for a, v in means.items() if v >= best - 1e-9))

@@ -35,12 +35,12 @@ from .solver import NodeLimitError, card_bit, greedy_playout, to_mask
 from .worlds import World, draw_worlds
 
 #: Deals of the hidden cards searched per decision at most, and the pool they are drawn from by weight.
-SAMPLES = 12
-POOL = 16
+SAMPLES = 10
+POOL = 12
 #: Compiled-solver nodes per decision, and per world at most (about 10-15 million nodes a second of
 #: CPU on the benchmark machine: the budget is about 0.1 s).
-NODE_BUDGET = 600_000
-WORLD_NODES = 100_000
+NODE_BUDGET = 500_000
+WORLD_NODES = 60_000
 #: With the pure-Python solver (no C compiler at install time) nodes cost about 100 times more.
 PYTHON_NODE_BUDGET = 24_000
 #: Fewer solved worlds than this: the heuristic's card. More dropped worlds than this: stop searching.

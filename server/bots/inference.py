@@ -127,7 +127,7 @@ def world_weight(view: View, knowledge: Knowledge, sample: SampledDeal) -> float
 #: other seats do not play by the model, and a human or an expert often departs from it.
 OFF_MODEL = 0.5
 #: The latest plays of the other seats read, at most (each costs one heuristic decision per sample).
-PLAYS_READ = 6
+PLAYS_READ = 4
 
 
 def play_weight(view: View, knowledge: Knowledge, sample: SampledDeal,
