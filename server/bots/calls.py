@@ -171,12 +171,15 @@ SIM_WORLDS = 8
 #: An alternative suit replaces the heuristic's trump only when its simulated mean is better by this
 #: many points: the estimates are noisy (a few worlds) and biased (every hand known; greedy past the limit).
 MARGIN = 1.0
-#: The same for a pass instead of the heuristic's call, and for another discard. Measured on 150 deals
-#: finished both ways by heuristic bots (docs/bots.md, "Calls by simulation"), the changes a 1-point
-#: margin made were worth -1.9 [-4.4, +0.7] points (couleur, 60 changes) and -1.5 [-3.9, +0.8]
-#: (solo-whist, 34): with today's solver most whole-deal estimates are greedy playouts, so only a
-#: large simulated gain overrides the heuristic bidder there.
-OVERRIDE_MARGIN = 8.0
+#: The same for a pass instead of the heuristic's call, and for another discard; None: they are not
+#: simulated (the heuristic's call and discard stand). Measured on 150 deals per ruleset finished both
+#: ways by heuristic bots (docs/bots.md, "Calls by simulation"), the changes a 1-point margin made were
+#: worth -1.9 [-4.4, +0.7] points (couleur, 60 changes) and -1.5 [-3.9, +0.8] (solo-whist, 34), and
+#: with 8 points still -7.2 [-16.4, +2.1] (couleur, 12), -0.7 [-4.5, +3.0] (solo-whist, 14), -4.2
+#: [-11.8, +3.3] (belge-club, 17): with today's solver most whole-deal estimates are greedy playouts.
+#: A faster solver (whole deals within `SIM_NODES`) may make a finite margin pay: measure it again.
+OVERRIDE_MARGIN: float | None = None
+
 #: Discards simulated in a petite misère: the heuristic's and the next most dangerous cards.
 DISCARDS = 3
 
@@ -227,28 +230,29 @@ def simulated_means(view: View, seed: str, candidates: Sequence[str], worlds: Wo
 
 
 def choose_call_by_simulation(view: View, seed: str, fallback: str, worlds: WorldSource,
-                              node_budget: int) -> str | None:
+                              node_budget: int,
+                              override_margin: float | None = OVERRIDE_MARGIN) -> str | None:
     """The call, trump or discard to make (None: the heuristic's `fallback`).
 
     Each candidate (`call_candidates`: every trump suit; the heuristic's call or a pass; the most
     dangerous discards) is made in each sampled world, the rest of the auction is played by the model
     of the seats (the heuristic bot) and the play estimated with every hand known (`simulation.py`);
-    the best mean wins unless the heuristic's choice is within `MARGIN` (trump) or `OVERRIDE_MARGIN`
-    (a pass, a discard). Misères and piccolo keep the
-    greedy veto of `choose_call` (a full-information estimate cannot tell a misère that will be made:
-    the defenders see every card).
+    the best mean wins unless the heuristic's choice is within `MARGIN` (trump) or `override_margin`
+    (a pass, a discard; None, the default `OVERRIDE_MARGIN`: not simulated, measured no better).
+    Misères and piccolo keep the greedy veto of `choose_call` (a full-information estimate cannot tell
+    a misère that will be made: the defenders see every card).
     """
     verb = fallback.split(" ")[0]
     if view.get("phase") == "auction" and (verb in _MISERES or verb == "piccolo"):
         return choose_call(view, seed, fallback, worlds)
     candidates = call_candidates(view, fallback)
-    if len(candidates) < 2:
+    trump = fallback.startswith("trump ")
+    if len(candidates) < 2 or (not trump and override_margin is None):
         return None
     means = simulated_means(view, seed, candidates, worlds, node_budget)
     if not means:
         return None
     best = max(means.values())
-    trump = fallback.startswith("trump ")
-    if means[fallback] >= best - (MARGIN if trump else OVERRIDE_MARGIN):
+    if means[fallback] >= best - (MARGIN if trump or override_margin is None else override_margin):
         return fallback
     return min((a for a, v in means.items() if v >= best - 1e-9))
