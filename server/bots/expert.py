@@ -24,9 +24,9 @@ from typing import Any
 
 from server.rules import Contract, Deal
 
-from . import fast_solver
 from .base import View, legal_actions_of
 from .calls import choose_call_by_simulation
+from .fast_solver import IMPLEMENTATION, Solver
 from .heuristic import HeuristicBot
 from .inference import play_weight, world_weight
 from .knowledge import InconsistentViewError, Knowledge, SampledDeal, rebuild_deal
@@ -58,7 +58,7 @@ class ExpertBot:
                  world_nodes: int | None = None, min_worlds: int = MIN_WORLDS) -> None:
         self.heuristic = HeuristicBot()
         self.samples = samples
-        python = fast_solver.IMPLEMENTATION == "python"
+        python = IMPLEMENTATION == "python"
         self.node_budget = node_budget if node_budget is not None else (
             PYTHON_NODE_BUDGET if python else NODE_BUDGET)
         self.world_nodes = world_nodes if world_nodes is not None else (
@@ -142,7 +142,7 @@ class ExpertBot:
             if limit < self.world_nodes // 4 or failures >= MAX_FAILURES:
                 break
             hands = [to_mask(hand) for hand in world.sample.hands]
-            solver = fast_solver.Solver(contract.trump, side_a, maximizes, node_limit=limit)
+            solver = Solver(contract.trump, side_a, maximizes, node_limit=limit)
             try:
                 if len(worlds) == 1 and contract.level != 1 and _monotone(points, maximizes[seat]):
                     results = best_card_points(solver, hands, seat, leader, played, cards, points, won_a,

@@ -17,7 +17,7 @@ from typing import Any
 
 from server.rules import Contract, Deal, RulesError, get_ruleset
 
-from . import fast_solver
+from .fast_solver import Solver
 from .heuristic import HeuristicBot
 from .knowledge import InconsistentViewError, SampledDeal, rebuild_deal
 from .solver import NodeLimitError, greedy_playout, to_mask
@@ -88,7 +88,7 @@ def position_points(hands: Sequence[int], leader: int, trump: str | None, side_a
                     maximizes: Sequence[bool], points: Sequence[float], need: int, node_limit: int) -> float:
     """The points of a position at the start of a trick: null-window questions at the trick counts
     where `points` changes (piccolo, `need` 1: exactly one trick), the greedy playout past the limit."""
-    solver = fast_solver.Solver(trump, side_a, maximizes, node_limit=node_limit)
+    solver = Solver(trump, side_a, maximizes, node_limit=node_limit)
     left = max(h.bit_count() for h in hands)
     try:
         if need == 1:
