@@ -34,9 +34,14 @@ from .simulation import points_table
 from .solver import NodeLimitError, card_bit, greedy_playout, to_mask
 from .worlds import World, draw_worlds
 
-#: Deals of the hidden cards searched per decision at most, and the pool they are drawn from by weight.
+#: Deals of the hidden cards searched per decision at most, and the pool they are drawn from by weight;
+#: in the last `LATE_TRICKS` tricks more of them (solving is cheap there, and a small pool leaves few
+#: distinct worlds once weighted: the late cards lost more points to today's expert, docs/bots.md).
 SAMPLES = 10
 POOL = 12
+LATE_TRICKS = 6
+LATE_SAMPLES = 14
+LATE_POOL = 20
 #: Compiled-solver nodes per decision, and per world at most (about 10-15 million nodes a second of
 #: CPU on the benchmark machine: the budget is about 0.1 s).
 NODE_BUDGET = 500_000
@@ -89,7 +94,9 @@ class ExpertBot:
             weight = world_weight(v, knowledge, sample)
             return weight * play_weight(v, knowledge, sample, cache) if weight > 0.0 else 0.0
 
-        return draw_worlds(view, Knowledge.from_view(view), seed, self.samples, POOL, weigh)
+        late = max(int(n) for n in view["hand_counts"]) <= LATE_TRICKS
+        samples, pool = (max(self.samples, LATE_SAMPLES), LATE_POOL) if late else (self.samples, POOL)
+        return draw_worlds(view, Knowledge.from_view(view), seed, samples, pool, weigh)
 
     # ---------------------------------------------------------------- card play
 
