@@ -238,16 +238,19 @@ def choose_call_by_simulation(view: View, seed: str, fallback: str, worlds: Worl
     dangerous discards) is made in each sampled world, the rest of the auction is played by the model
     of the seats (the heuristic bot) and the play estimated with every hand known (`simulation.py`);
     the best mean wins unless the heuristic's choice is within `MARGIN` (trump) or `override_margin`
-    (a pass, a discard; None, the default `OVERRIDE_MARGIN`: not simulated, measured no better).
-    Misères and piccolo keep the greedy veto of `choose_call` (a full-information estimate cannot tell
-    a misère that will be made: the defenders see every card).
+    (a pass, a discard; None, the default `OVERRIDE_MARGIN`: not simulated, measured no better, and
+    today's expert's `choose_call` decides: the greedy veto of lone calls). Misères and piccolo keep that
+    greedy veto in any case (a full-information estimate cannot tell a misère that will be made: the
+    defenders see every card).
     """
     verb = fallback.split(" ")[0]
     if view.get("phase") == "auction" and (verb in _MISERES or verb == "piccolo"):
         return choose_call(view, seed, fallback, worlds)
     candidates = call_candidates(view, fallback)
     trump = fallback.startswith("trump ")
-    if len(candidates) < 2 or (not trump and override_margin is None):
+    if not trump and override_margin is None:
+        return choose_call(view, seed, fallback, worlds)  # today's expert: the greedy veto of lone calls
+    if len(candidates) < 2:
         return None
     means = simulated_means(view, seed, candidates, worlds, node_budget)
     if not means:

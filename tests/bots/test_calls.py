@@ -16,6 +16,7 @@ from server.bots.calls import (
     VETO,
     _lone_contract,
     _playout,
+    choose_call,
     choose_call_by_simulation,
     simulated_means,
     simulation_leader,
@@ -166,7 +167,7 @@ def test_trump_by_simulation_names_the_suit_of_eight_top_spades() -> None:
 def test_a_solo_with_no_trick_in_hand_is_passed_by_simulation() -> None:
     """A couleur solo called with the lowest cards of the pack: the simulated solo loses, passing
     does better, so with a margin for overriding the call the simulation passes (the heuristic would
-    not call it: the call is forced here); with none (the default) the heuristic's call stands."""
+    not call it: the call is forced here); with none (the default) today's greedy veto decides."""
     view = _first_view("couleur", "sim-pass", lambda v: v["phase"] == "auction" and "pass" in v["legal"]
                        and any(str(a).startswith("solo ") for a in v["legal"]))
     low = ["2S", "3S", "4S", "2H", "3H", "4H", "2D", "3D", "4D", "5D", "2C", "3C", "4C"]
@@ -176,4 +177,5 @@ def test_a_solo_with_no_trick_in_hand_is_passed_by_simulation() -> None:
     means = simulated_means(view, "s", [solo, "pass"], expert.worlds, expert.node_budget)
     assert means["pass"] > means[solo] + 5.0
     assert choose_call_by_simulation(view, "s", solo, expert.worlds, expert.node_budget, 5.0) == "pass"
-    assert choose_call_by_simulation(view, "s", solo, expert.worlds, expert.node_budget) is None
+    by_default = choose_call_by_simulation(view, "s", solo, expert.worlds, expert.node_budget)
+    assert by_default == choose_call(view, "s", solo, expert.worlds)  # today's greedy veto decides
