@@ -17,7 +17,8 @@ A solve that passes `--node-limit` positions stops (a deterministic count) and i
 `--compare` measures the compiled solver (server/bots/_solver.c) beside the pure-Python one instead: for
 each of `--sizes` the same seeded positions solved exactly by both (same values checked), the median CPU
 time per solve, positions and positions per second of each, and the speed-ups; then `--whole-deals`
-13-card deals solved exactly by the compiled solver alone (median and maximum CPU time per deal):
+13-card deals solved exactly by the compiled solver alone, with spades trump and without (median, 90th
+percentile and maximum CPU time per deal):
 
     python -m bench.solver --compare [--sizes 4 5 6 7] [--deals 20] [--whole-deals 50] [--json]
 """
@@ -114,13 +115,14 @@ def compare(size: int, deals: int, node_limit: int) -> dict[str, Any]:
     return out
 
 
-def whole_deals(deals: int, node_limit: int) -> dict[str, Any]:
-    """The compiled solver on `deals` seeded 13-card deals (team of seats 0 and 2, spades trump)."""
-    results = [_timed(CompiledSolver("S", TEAM, TEAM, node_limit=node_limit), _deal(13, index))
+def whole_deals(deals: int, node_limit: int, trump: str | None = "S") -> dict[str, Any]:
+    """The compiled solver on `deals` seeded 13-card deals (team of seats 0 and 2; spades trump or none)."""
+    results = [_timed(CompiledSolver(trump, TEAM, TEAM, node_limit=node_limit), _deal(13, index))
                for index in range(deals)]
     times = [t for _, t, _ in results]
     nodes = [n for _, _, n in results]
-    return {"tricks": 13, "deals": deals, "stopped_at_node_limit": sum(v is None for v, _, _ in results),
+    stopped = sum(v is None for v, _, _ in results)
+    return {"tricks": 13, "trump": trump, "deals": deals, "stopped_at_node_limit": stopped,
             "median_ms": 1000 * statistics.median(times), "p90_ms": 1000 * sorted(times)[int(0.9 * deals)],
             "max_ms": 1000 * max(times), "median_positions": statistics.median(nodes),
             "positions_per_s": sum(nodes) / max(sum(times), 1e-9)}
@@ -141,11 +143,12 @@ def main_compare(args: argparse.Namespace) -> None:
                   f"{c['median_ms']:8.3f} ms {c['median_positions']:>9.0f} pos {c['positions_per_s']:>10.0f} "
                   f"pos/s | time x{row['time_speedup']:.0f}, pos/s x{row['positions_per_s_ratio']:.0f}",
                   flush=True)
-    if args.whole_deals:
-        row = whole_deals(args.whole_deals, args.node_limit)
+    for trump in ("S", None) if args.whole_deals else ():
+        row = whole_deals(args.whole_deals, args.node_limit, trump)
         rows.append(row)
         if not args.json:
-            print(f"13 tricks, {row['deals']} whole deals (c only): median {row['median_ms']:.1f} ms, "
+            print(f"13 tricks, {row['deals']} whole deals, {trump or 'no'} trump (c only): median "
+                  f"{row['median_ms']:.1f} ms, "
                   f"p90 {row['p90_ms']:.1f} ms, max {row['max_ms']:.1f} ms, median "
                   f"{row['median_positions']:.0f} positions, {row['positions_per_s']:.0f} positions/s, "
                   f"{row['stopped_at_node_limit']} stopped at the node limit", flush=True)

@@ -5,11 +5,16 @@
  * (both 4-bit masks here, any seating), `value` is side A's tricks from the position on (the current trick
  * included) under best play, `exactly_one` solves piccolo. What makes it fast, besides C:
  *
- * - a transposition table keyed by the position in relative ranks: within each suit only the order of the
- *   cards still out and who holds each matters, so positions that differ only in which small cards have
- *   gone share one entry. It holds lower and upper bounds at the start of each trick and the best lead;
- * - the exact value found by null-window tests (is the value at least k?) sharing that table;
- * - quick tricks: the winners the leader can cash before anyone can ruff bound the value at once;
+ * - a transposition table of winning-ranks entries (as Haglund's DDS): every search also returns the cards
+ *   whose ranks its value stood on, and the bound found at the start of a trick is stored for every
+ *   position with the same suit lengths in every hand and leader whose cards of each suit, from the top
+ *   down to the lowest that mattered, have the same owners (the small cards below do not count). It holds
+ *   lower and upper bounds and the best lead;
+ * - partition search at every seat: a card below the ranks a searched card's value stood on (its whole
+ *   group, in the same suit) gets the same bound and is not searched;
+ * - the exact value found by null-window tests (is the value at least k?) sharing that table, MTD(f)-style;
+ * - quick tricks: the winners the leader's side can cash before anyone can ruff, and each hand's trumps
+ *   above all of the other side's, bound the value at once;
  * - move ordering: the table's best lead first, then cheap winners for a side that wants the trick (high
  *   losers for one that does not), then the history of cut-offs;
  * - equivalent cards merged exactly as solver.py does (the lowest of a group stands for it), so that both
@@ -32,6 +37,9 @@ typedef uint64_t u64;
 #define TABLE_START_BITS 6 /* buckets of BUCKET entries */
 #define TABLE_MAX_BITS 18
 #define BUCKET 4
+#ifndef TABLE_FROM
+#define TABLE_FROM 2 /* positions of at most this many tricks are searched, not looked up */
+#endif
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
 
 static const u64 SUIT_MASK[4] = {0x1FFFULL, 0x1FFFULL << 13, 0x1FFFULL << 26, 0x1FFFULL << 39};
@@ -49,28 +57,29 @@ typedef struct {
 /* Bounds that hold for every position with the same lengths and leader whose top `depth[suit]` cards of
  * each suit have the owners `pattern[suit]`: the ranks below did not matter to the search that found them
  * (the "winning ranks" of Haglund's DDS). */
-typedef struct {
-    u64 lens;
+typedef uint16_t Depth; /* depth[suit] in the 4 bits from 4 * suit */
+
+typedef struct { /* 32 bytes: a bucket of 4 is two cache lines */
+    u64 lens;  /* 0: a free slot (a position the table keys always has cards) */
     uint32_t pattern[4];
-    uint32_t stamp;
-    uint32_t depth; /* depth[suit] in byte `suit` */
+    Depth depth;
+    uint16_t stamp; /* when last stored, modulo 2^16 (the oldest of a bucket is replaced) */
     uint8_t extra;
     int8_t low, high;
     int8_t move; /* best lead as suit * 16 + place from the top among the suit's cards still out; -1 none */
-    uint8_t used;
 } Entry;
 
 /* The depth vectors entries of one lengths-and-leader were stored with, so a probe knows which to try. */
 typedef struct {
     u64 lens;
-    uint32_t depths[SHAPES];
+    Depth depths[SHAPES];
     uint8_t extra, count, next, used;
 } Shapes;
 
 /* What a probe found: the best bounds of the matching entries and the depths each needs. */
 typedef struct {
     int low, high, move;
-    uint32_t low_depth, high_depth;
+    Depth low_depth, high_depth;
 } Probe;
 
 typedef struct {
@@ -79,7 +88,6 @@ typedef struct {
     unsigned side_a, maximizes;
     int exact_keys; /* match on every rank (the plain relative-rank table), to check the winning ranks */
     long long node_limit, nodes;
-    long long stats[8];
     int aborted;
     Entry *table;
     Shapes *shapes;
@@ -105,15 +113,15 @@ static inline u64 mix(u64 h) {
 
 static inline u64 shape_hash(u64 lens, unsigned extra) { return mix(lens ^ ((u64)extra << 58)); }
 
-static inline u64 entry_hash(u64 lens, unsigned extra, uint32_t depth, const uint32_t *pattern) {
+static inline u64 entry_hash(u64 lens, unsigned extra, Depth depth, const uint32_t *pattern) {
     u64 h = shape_hash(lens, extra) ^ depth;
     h = mix(h ^ pattern[0] ^ (u64)pattern[1] << 32);
     return mix(h ^ pattern[2] ^ (u64)pattern[3] << 32);
 }
 
-static inline void pattern_of(const Key *k, uint32_t depth, uint32_t *pattern) {
+static inline void pattern_of(const Key *k, Depth depth, uint32_t *pattern) {
     for (int suit = 0; suit < 4; suit++)
-        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (8 * suit)) & 0xFF)));
+        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (4 * suit)) & 0xF)));
 }
 
 static Shapes *shapes_find(const SolverObject *s, u64 lens, unsigned extra) {
@@ -139,18 +147,20 @@ static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta,
     size_t mask = ((size_t)1 << s->table_bits) - 1;
     const Entry *buckets[SHAPES];
     uint32_t patterns[SHAPES][4];
+    int found = 0, ready = 0;
     for (int d = 0; d < sh->count; d++) {
-        pattern_of(k, sh->depths[d], patterns[d]);
-        buckets[d] = &s->table[(entry_hash(k->lens, k->extra, sh->depths[d], patterns[d]) & mask) * BUCKET];
-        __builtin_prefetch(buckets[d]);
-    }
-    int found = 0;
-    for (int d = 0; d < sh->count; d++) {
-        uint32_t depth = sh->depths[d];
+        while (ready < sh->count && ready < d + 4) { /* a few buckets ahead, fetched while these are read */
+            pattern_of(k, sh->depths[ready], patterns[ready]);
+            buckets[ready] =
+                &s->table[(entry_hash(k->lens, k->extra, sh->depths[ready], patterns[ready]) & mask) * BUCKET];
+            __builtin_prefetch(buckets[ready]);
+            ready++;
+        }
+        Depth depth = sh->depths[d];
         const Entry *bucket = buckets[d];
         for (int i = 0; i < BUCKET; i++) {
             const Entry *e = &bucket[i];
-            if (!e->used || e->lens != k->lens || e->extra != k->extra || e->depth != depth
+            if (e->lens != k->lens || e->extra != k->extra || e->depth != depth
                 || memcmp(e->pattern, patterns[d], sizeof patterns[d]))
                 continue;
             found = 1;
@@ -168,7 +178,7 @@ static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta,
         }
         if (out->low >= beta || out->high <= alpha || out->low == out->high) {
             if (d > 0) { /* to the front: the next probe of these lengths likely needs it again */
-                uint32_t hit = sh->depths[d];
+                Depth hit = sh->depths[d];
                 memmove(&sh->depths[1], &sh->depths[0], (size_t)d * sizeof hit);
                 sh->depths[0] = hit;
             }
@@ -178,15 +188,15 @@ static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta,
     return found;
 }
 
-static void bucket_put(Entry *bucket, const Entry *fresh, size_t *count) {
+static void bucket_put(Entry *bucket, const Entry *fresh, uint16_t now, size_t *count) {
     Entry *victim = &bucket[0];
     for (int i = 0; i < BUCKET; i++) {
-        if (!bucket[i].used) {
+        if (!bucket[i].lens) {
             victim = &bucket[i];
             (*count)++;
             break;
         }
-        if (bucket[i].stamp < victim->stamp) victim = &bucket[i];
+        if ((uint16_t)(now - bucket[i].stamp) > (uint16_t)(now - victim->stamp)) victim = &bucket[i];
     }
     *victim = *fresh;
 }
@@ -207,7 +217,10 @@ static void shapes_put(Shapes *table, size_t bits, const Shapes *fresh, size_t *
 
 static int table_grow(SolverObject *s) {
     size_t bits = s->table ? s->table_bits + 1 : TABLE_START_BITS;
-    Entry *fresh = calloc((size_t)BUCKET << bits, sizeof(Entry));
+    Entry *fresh = NULL;
+    size_t bytes = ((size_t)BUCKET << bits) * sizeof(Entry);
+    if (posix_memalign((void **)&fresh, 64, bytes)) fresh = NULL;
+    if (fresh) memset(fresh, 0, bytes);
     Shapes *fresh_shapes = calloc((size_t)1 << bits, sizeof(Shapes));
     if (!fresh || !fresh_shapes) {
         free(fresh);
@@ -221,10 +234,10 @@ static int table_grow(SolverObject *s) {
     s->count = 0;
     s->shape_count = 0;
     for (size_t i = 0; i < old_size * BUCKET; i++)
-        if (old[i].used) {
+        if (old[i].lens) {
             const Entry *e = &old[i];
             size_t at = entry_hash(e->lens, e->extra, e->depth, e->pattern) & mask;
-            bucket_put(&fresh[at * BUCKET], e, &s->count);
+            bucket_put(&fresh[at * BUCKET], e, (uint16_t)s->stamp, &s->count);
         }
     for (size_t i = 0; i < old_size; i++)
         if (old_shapes[i].used) shapes_put(fresh_shapes, bits, &old_shapes[i], &s->shape_count);
@@ -239,7 +252,7 @@ static int table_grow(SolverObject *s) {
 /* Store bounds for every position matching the key's top `depth` cards: merged into an entry of the same
  * pattern, else in a free slot of its bucket, else over the bucket's oldest entry (a cache: any
  * replacement keeps the answers exact). */
-static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, int high, int move) {
+static void table_store(SolverObject *s, const Key *k, Depth depth, int low, int high, int move) {
     if (!s->table) {
         if (!table_grow(s)) return; /* out of memory: search on without storing */
     } else if ((s->count * 4 >= ((size_t)BUCKET << s->table_bits) * 3
@@ -275,12 +288,12 @@ static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, 
     Entry *bucket = &s->table[(entry_hash(k->lens, k->extra, depth, pattern) & mask) * BUCKET];
     for (int i = 0; i < BUCKET; i++) {
         Entry *e = &bucket[i];
-        if (e->used && e->lens == k->lens && e->extra == k->extra && e->depth == depth
+        if (e->lens == k->lens && e->extra == k->extra && e->depth == depth
             && !memcmp(e->pattern, pattern, sizeof pattern)) {
             if (low > e->low) e->low = (int8_t)low;
             if (high < e->high) e->high = (int8_t)high;
             if (move >= 0) e->move = (int8_t)move;
-            e->stamp = ++s->stamp;
+            e->stamp = (uint16_t)++s->stamp;
             return;
         }
     }
@@ -293,9 +306,8 @@ static void table_store(SolverObject *s, const Key *k, uint32_t depth, int low, 
     fresh.low = (int8_t)low;
     fresh.high = (int8_t)high;
     fresh.move = (int8_t)move;
-    fresh.used = 1;
-    fresh.stamp = ++s->stamp;
-    bucket_put(bucket, &fresh, &s->count);
+    fresh.stamp = (uint16_t)++s->stamp;
+    bucket_put(bucket, &fresh, fresh.stamp, &s->count);
 }
 
 /* ------------------------------------------------------------------ the search, twice */
@@ -594,14 +606,7 @@ static PyMethodDef Solver_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyObject *Solver_get_stats(SolverObject *s, void *closure) {
-    (void)closure;
-    return Py_BuildValue("(LLLLLLLL)", s->stats[0], s->stats[1], s->stats[2], s->stats[3], s->stats[4],
-                         s->stats[5], s->stats[6], s->stats[7]);
-}
-
 static PyGetSetDef Solver_getset[] = {
-    {"stats", (getter)Solver_get_stats, NULL, "debug counters", NULL},
     {"nodes", (getter)Solver_get_nodes, NULL, "search nodes so far (one per card played)", NULL},
     {"node_limit", (getter)Solver_get_node_limit, NULL, "the node count past which searches stop", NULL},
     {NULL, NULL, NULL, NULL, NULL},

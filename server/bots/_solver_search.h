@@ -59,30 +59,30 @@ static void V(make_key)(const SolverObject *s, unsigned extra, Key *k) {
 
 /* Per suit, how many cards from the top down to the lowest card of `rel` (the ranks that mattered):
  * every card still out at or above it. Every rank when the solver matches on every rank. */
-static uint32_t V(depths_of)(const SolverObject *s, u64 rel, const Key *k) {
+static Depth V(depths_of)(const SolverObject *s, u64 rel, const Key *k) {
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    uint32_t depth = 0;
+    unsigned depth = 0;
     for (int suit = 0; suit < 4; suit++) {
         u64 r = rel & SUIT_MASK[suit];
         unsigned d = s->exact_keys ? k->n[suit]
                      : r ? (unsigned)V(popcount)(all & SUIT_MASK[suit] & ~((1ULL << V(low_bit)(r)) - 1)) : 0;
-        depth |= d << (8 * suit);
+        depth |= d << (4 * suit);
     }
-    return depth;
+    return (Depth)depth;
 }
 
 /* Every rank of the key: the depth vector of an exact match. */
-static inline uint32_t V(full_depth)(const Key *k) {
-    return (uint32_t)k->n[0] | (uint32_t)k->n[1] << 8 | (uint32_t)k->n[2] << 16 | (uint32_t)k->n[3] << 24;
+static inline Depth V(full_depth)(const Key *k) {
+    return (Depth)(k->n[0] | k->n[1] << 4 | k->n[2] << 8 | k->n[3] << 12);
 }
 
 /* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
-static u64 V(top_cards)(const SolverObject *s, uint32_t depth) {
+static u64 V(top_cards)(const SolverObject *s, Depth depth) {
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
     u64 rel = 0;
     for (int suit = 0; suit < 4; suit++) {
         u64 out = all & SUIT_MASK[suit];
-        for (int i = 0; i < (int)((depth >> (8 * suit)) & 0xFF) && out; i++) {
+        for (int i = 0; i < (int)((depth >> (4 * suit)) & 0xF) && out; i++) {
             u64 one = 1ULL << V(high_bit)(out);
             rel |= one;
             out ^= one;
@@ -236,6 +236,7 @@ static void V(follow_score)(const SolverObject *s, int seat, int m, int best, in
 /* Sort the moves, the likeliest best first (a good order makes alpha-beta cut early): the table's move,
  * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs. */
 static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, int best, int best_seat, int first) {
+    if (n < 2) return;
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
     for (int i = 0; i < n; i++) {
@@ -266,9 +267,10 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
 /* ------------------------------------------------------------------ tricks for side A */
 
 /* Tricks `lead` surely cashes from the top before anyone may ruff, were it on lead: in each suit its cards
- * above every other seat's, no more (outside trumps) than any seat holding a trump can follow. `*rel` gets
- * the cards the count stands on (the winners counted; lengths alone decide the rest). */
-static int V(cashable)(const SolverObject *s, int lead, u64 *rel) {
+ * above every other seat's, no more (outside trumps) than any seat holding a trump can follow.
+ * `count[suit]` and `rel[suit]` get each suit's share and the cards it stands on (the winners counted; where
+ * no other seat holds the suit, lengths alone decide). */
+static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
     u64 mine = s->hands[lead];
     u64 others = 0;
     int holds_trump[4] = {0, 0, 0, 0};
@@ -278,8 +280,9 @@ static int V(cashable)(const SolverObject *s, int lead, u64 *rel) {
         holds_trump[seat] = s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]) != 0;
     }
     int total = 0;
-    *rel = 0;
     for (int suit = 0; suit < 4; suit++) {
+        count[suit] = 0;
+        rel[suit] = 0;
         u64 own = mine & SUIT_MASK[suit];
         if (!own) continue;
         u64 theirs = others & SUIT_MASK[suit];
@@ -290,19 +293,49 @@ static int V(cashable)(const SolverObject *s, int lead, u64 *rel) {
                     int follow = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
                     if (follow < winners) winners = follow;
                 }
-        if (theirs && winners) *rel |= V(top_n)(own, winners);
+        count[suit] = winners;
+        if (theirs && winners) rel[suit] = V(top_n)(own, winners);
         total += winners;
     }
     return total;
 }
 
+/* The cards `need` of the counted tricks stand on: the suits that cost no rank first, then the biggest. */
+static u64 V(needed_rel)(const int *count, const u64 *rel, int need) {
+    u64 out = 0;
+    int used[4] = {0, 0, 0, 0};
+    for (int suit = 0; suit < 4 && need > 0; suit++)
+        if (count[suit] && !rel[suit]) {
+            need -= count[suit];
+            used[suit] = 1;
+        }
+    while (need > 0) {
+        int pick = -1;
+        for (int suit = 0; suit < 4; suit++)
+            if (!used[suit] && count[suit] && (pick < 0 || count[suit] > count[pick])) pick = suit;
+        if (pick < 0) break;
+        used[pick] = 1;
+        out |= rel[pick];
+        need -= count[pick];
+    }
+    return out;
+}
+
 /* Tricks the leader's side surely takes (the leader wanting them): the leader's own cashable tricks, or a
  * partner's (who wants them too) reached by leading a suit whose top card the partner holds, when no
- * opponent can ruff that first round. `*rel`: the cards the count stands on. */
-static int V(quick_tricks)(const SolverObject *s, u64 *rel) {
+ * opponent can ruff that first round. `*rel`: the cards that `need` of them stand on (all if fewer). */
+static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
     int lead = s->leader;
-    int sure = V(cashable)(s, lead, rel);
+    int count[4];
+    u64 rels[4];
+    int sure = V(cashable)(s, lead, count, rels);
+    int own = sure;
+    *rel = V(needed_rel)(count, rels, need < sure ? need : sure);
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    u64 their_trumps = 0; /* the opponents' */
+    if (s->trump >= 0)
+        for (int seat = 0; seat < 4; seat++)
+            if (V(in_a)(s, seat) != V(in_a)(s, lead)) their_trumps |= s->hands[seat] & SUIT_MASK[s->trump];
     for (int partner = 0; partner < 4; partner++) {
         if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
             || V(wants_a)(s, partner) != V(in_a)(s, partner))
@@ -317,16 +350,40 @@ static int V(quick_tricks)(const SolverObject *s, u64 *rel) {
                         && (s->hands[seat] & SUIT_MASK[s->trump]))
                         ruff = 1;
             if (ruff) continue;
-            u64 theirs_rel;
-            int theirs = V(cashable)(s, partner, &theirs_rel);
+            int theirs_count[4];
+            u64 theirs_rels[4];
+            int theirs = V(cashable)(s, partner, theirs_count, theirs_rels);
             if (theirs > sure) {
                 sure = theirs;
-                *rel = theirs_rel | 1ULL << V(high_bit)(out);
+                *rel = V(needed_rel)(theirs_count, theirs_rels, need < sure ? need : sure)
+                       | 1ULL << V(high_bit)(out);
+            }
+            /* With no opponent able to ruff, the leader may cash its own winners first and then cross to
+             * the partner's, if the partner can follow or throw cards that are neither its winners nor
+             * needed to follow (the two sets of winners are in different suits: a suit's top card is in
+             * one hand). */
+            if (!their_trumps && own && theirs) {
+                int discards = 0, following = 0;
+                for (int x = 0; x < 4; x++) {
+                    int len = V(popcount)(s->hands[partner] & SUIT_MASK[x]);
+                    following += len < count[x] ? len : count[x];
+                    discards += count[x] > len ? count[x] - len : 0;
+                }
+                if (discards <= V(popcount)(s->hands[partner]) - theirs - following && own + theirs > sure) {
+                    sure = own + theirs;
+                    int both[4];
+                    u64 both_rels[4];
+                    for (int x = 0; x < 4; x++) {
+                        both[x] = count[x] + theirs_count[x];
+                        both_rels[x] = rels[x] | theirs_rels[x];
+                    }
+                    *rel = V(needed_rel)(both, both_rels, need < sure ? need : sure) | 1ULL << V(high_bit)(out);
+                }
             }
             break;
         }
     }
-    return sure;
+    return need < sure ? need : sure;
 }
 
 static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel);
@@ -372,15 +429,21 @@ static int V(play_and_search)(SolverObject *s, int seat, int m, int best, int be
 /* A move stands for its group of equivalent cards (the seat's cards above it with no live card between):
  * if the ranks that mattered cut through the group, the group must stay whole where the entry is reused,
  * so the representative's rank matters too. */
-static inline u64 V(group_rel)(const SolverObject *s, int seat, int m, u64 rel) {
+static inline u64 V(group_rel)(const SolverObject *s, int seat, int m, u64 live, u64 rel) {
     u64 r = rel & SUIT_MASK[SUIT_OF(m)];
     if (!r) return rel;
     int low = V(low_bit)(r);
     if (low <= m || !((s->hands[seat] >> low) & 1)) return rel;
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     u64 between = live & ~s->hands[seat] & ((1ULL << low) - 1) & ~((2ULL << m) - 1);
     return between ? rel : rel | 1ULL << m;
+}
+
+/* The top of the seat's group of equivalent cards that `m` stands for. */
+static inline int V(group_top)(const SolverObject *s, int seat, int m, u64 live) {
+    u64 above = live & SUIT_MASK[SUIT_OF(m)] & ~((2ULL << m) - 1);
+    u64 theirs = above & ~s->hands[seat];
+    u64 run = above & s->hands[seat] & (theirs ? (1ULL << V(low_bit)(theirs)) - 1 : ~0ULL);
+    return run ? V(high_bit)(run) : m;
 }
 
 /* Alpha-beta over the cards of the seat to play (fail-soft); `*chosen` gets the card of the value, `*rel`
@@ -396,11 +459,22 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int value = maximizing ? -1 : 99;
     int pick = n ? moves[0] : -1;
     u64 all_rel = 0;
+    int covered[4] = {-1, -1, -1, -1}; /* per suit: moves whose whole group lies below are settled */
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]; /* with the trick's cards */
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     for (int i = 0; i < n; i++) {
+        int m = moves[i];
+        if (covered[SUIT_OF(m)] > m && V(group_top)(s, seat, m, live) < covered[SUIT_OF(m)]) continue;
         u64 child_rel;
-        int child = V(play_and_search)(s, seat, moves[i], best, best_seat, alpha, beta, &child_rel);
+        int child = V(play_and_search)(s, seat, m, best, best_seat, alpha, beta, &child_rel);
         if (s->aborted) return 0;
-        child_rel = V(group_rel)(s, seat, moves[i], child_rel);
+        child_rel = V(group_rel)(s, seat, m, live, child_rel);
+        /* Partition search: the value stands on no rank of this suit below `low`, so another card of this
+         * seat below it leads to a position the same bound holds for (the card left in the hand instead
+         * is as irrelevant): it cannot do better for this seat than this one, and need not be searched. */
+        u64 suited = child_rel & SUIT_MASK[SUIT_OF(m)];
+        int low = suited ? V(low_bit)(suited) : 13 * SUIT_OF(m) + 13;
+        if (m < low && low > covered[SUIT_OF(m)]) covered[SUIT_OF(m)] = low;
         if (maximizing) {
             if (child > value) {
                 value = child;
@@ -415,10 +489,6 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
             if (value < beta) beta = value;
         }
         if (alpha >= beta) {
-            s->stats[4]++;
-            if (i == 0) s->stats[5]++;
-            if (i == 0 && !s->nplayed) s->stats[6]++;
-            if (!s->nplayed) s->stats[7]++;
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
             all_rel = child_rel;
@@ -458,11 +528,11 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (remaining == 1) return V(last_trick)(s, rel);
     Key key;
     V(make_key)(s, (unsigned)s->leader, &key);
-    s->stats[0]++;
     int low = 0, high = remaining, code = -1;
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
     Probe probe;
-    if (table_probe(s, &key, alpha, beta, &probe)) {
+    int keyed = remaining > TABLE_FROM;
+    if (keyed && table_probe(s, &key, alpha, beta, &probe)) {
         if (probe.low > low) {
             low = probe.low;
             low_rel = V(top_cards)(s, probe.low_depth);
@@ -476,18 +546,19 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int first = V(lead_from_code)(s, code);
     if (low >= beta || low == high) {
         *rel = low == high ? low_rel | high_rel : low_rel;
-        s->stats[1]++;
         return low;
     }
     if (high <= alpha) {
         *rel = high_rel;
-        s->stats[1]++;
         return high;
     }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
         u64 sure_rel;
-        int sure = V(quick_tricks)(s, &sure_rel);
-        if (V(in_a)(s, s->leader) && sure > low) {
+        /* As many tricks as would decide the window: the ranks of more need not count. */
+        int a_leads = V(in_a)(s, s->leader);
+        int need = a_leads ? (beta < high ? beta : high) : remaining - (alpha > low ? alpha : low);
+        int sure = V(quick_tricks)(s, need, &sure_rel);
+        if (a_leads && sure > low) {
             low = sure;
             low_rel = sure_rel;
         } else if (!V(in_a)(s, s->leader) && remaining - sure < high) {
@@ -496,16 +567,22 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         }
     }
     if (s->trump >= 0) {
-        /* The top trumps in one hand each win a trick whatever anyone wants. */
-        u64 trumps = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & SUIT_MASK[s->trump];
-        if (trumps) {
-            int top = V(high_bit)(trumps), holder = 0;
-            while (!(s->hands[holder] >> top & 1)) holder++;
-            u64 own = s->hands[holder] & SUIT_MASK[s->trump];
-            u64 rest = trumps & ~own;
+        /* A trump above every trump of the other side wins the trick it is played in for its side
+         * (whatever anyone wants), and one hand plays one card a trick: each hand's such trumps are that
+         * many sure tricks for its side. */
+        u64 trumps_a = 0, trumps_b = 0;
+        for (int seat = 0; seat < 4; seat++) {
+            if (V(in_a)(s, seat)) trumps_a |= s->hands[seat] & SUIT_MASK[s->trump];
+            else trumps_b |= s->hands[seat] & SUIT_MASK[s->trump];
+        }
+        for (int seat = 0; seat < 4; seat++) {
+            u64 own = s->hands[seat] & SUIT_MASK[s->trump];
+            if (!own) continue;
+            u64 rest = V(in_a)(s, seat) ? trumps_b : trumps_a;
             int sure = rest ? V(popcount)(own >> (V(high_bit)(rest) + 1)) : V(popcount)(own);
+            if (!sure) continue;
             u64 sure_rel = rest ? V(top_n)(own, sure) : 0;
-            if (V(in_a)(s, holder)) {
+            if (V(in_a)(s, seat)) {
                 if (sure > low) {
                     low = sure;
                     low_rel = sure_rel;
@@ -518,15 +595,12 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     }
     if (low >= beta || low >= high) {
         *rel = low >= high ? low_rel | high_rel : low_rel;
-        s->stats[2]++;
         return low;
     }
     if (high <= alpha) {
         *rel = high_rel;
-        s->stats[2]++;
         return high;
     }
-    s->stats[3]++;
     int alpha0 = alpha > low ? alpha : low;
     int beta0 = beta < high ? beta : high;
     int chosen = -1;
@@ -550,7 +624,9 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     } else {
         found_low = found_high = result;
     }
-    table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high, chosen >= 0 ? V(lead_code)(s, chosen) : code);
+    if (keyed)
+        table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
+                    chosen >= 0 ? V(lead_code)(s, chosen) : code);
     *rel = found_rel;
     return result;
 }
@@ -565,16 +641,24 @@ static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
     return V(play_trick)(s, alpha, beta, -1, NULL, rel);
 }
 
-/* The exact value by null-window tests from the root state, within the trivial bounds. */
+/* The exact value by null-window tests from the root state (MTD(f)-style: each test at the bound the last
+ * one returned, fail-soft, so that a test far from the value moves the window by more than one). */
 static int V(exact_value)(SolverObject *s) {
     int seat = (s->leader + s->nplayed) & 3;
     int low = 0, high = V(popcount)(s->hands[seat]);
+    int guess = (low + high + 1) / 2;
     while (low < high && !s->aborted) {
-        int guess = (low + high + 1) / 2;
+        if (guess <= low) guess = low + 1;
+        if (guess > high) guess = high;
         u64 rel;
         int v = V(search)(s, guess - 1, guess, &rel);
-        if (v >= guess) low = v > low ? v : low;
-        else high = v < high ? v : high;
+        if (v >= guess) {
+            low = v > low ? v : low;
+            guess = low + 1;
+        } else {
+            high = v < high ? v : high;
+            guess = high;
+        }
     }
     return low;
 }

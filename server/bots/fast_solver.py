@@ -5,7 +5,8 @@ tricks from the position under best play), `best_move` (that value and a card of
 reaches it), `move_values` (the value after each legal card), `exactly_one` (piccolo) and
 `exactly_one_moves` (its answer after each legal card), each raising `NodeLimitError` past the solver's
 node limit (a count, never a clock). The compiled one visits fewer positions for the same answer
-(relative-rank transposition keys, null-window search, quick-trick bounds), so node counts differ.
+(winning-ranks transposition entries, partition search, null-window tests, quick-trick bounds), so node
+counts differ.
 
 `IMPLEMENTATION` says which is in use: "c", or "python" where the extension was not built (no C compiler
 at install time) or when the environment variable `WHIST_PURE_SOLVER=1` asks for the reference solver.
