@@ -3,8 +3,9 @@
 Four copies of the bot play `--deals` seeded deals of each ruleset (self-play, so every position is one
 the bot reaches itself); every decision is timed with `time.process_time` (the CPU time of this process,
 which other work on a shared machine does not inflate). Two sets are reported: every decision, and the
-decisions where the expert searches (a card to choose in the last `EXACT_TRICKS` tricks), the costly
-ones. The goal is a p99 of at most 300 ms in every ruleset.
+card decisions with a choice (more than one legal card: where the expert searches), the costly ones.
+Also the CPU time per deal (all four seats), to compare bots: `--bot` takes any name `load_bot` does
+(`bench.expert_v1:ExpertV1Bot`). The goal is a p99 of at most 300 ms in every ruleset.
 
     python -m bench.decisions [--bot expert] [--deals 40] [--rulesets couleur solo-whist belge-club]
 """
@@ -17,7 +18,6 @@ import time
 
 from bench.helpers import percentile
 from server.bots import load_bot
-from server.bots.expert import EXACT_TRICKS
 from server.rules import Deal, ruleset_names
 
 
@@ -26,6 +26,7 @@ def measure(bot_name: str, ruleset: str, deals: int) -> dict[str, object]:
     bot = load_bot(bot_name)
     every: list[float] = []
     searched: list[float] = []
+    start_all = time.process_time()
     for index in range(deals):
         deal = Deal.from_seed(ruleset, f"decisions:{index}", index % 4)
         while not deal.finished:
@@ -35,11 +36,11 @@ def measure(bot_name: str, ruleset: str, deals: int) -> dict[str, object]:
             action = bot.decide(view, f"decisions:{index}:{seat}", 20.0)
             elapsed = 1000 * (time.process_time() - start)
             every.append(elapsed)
-            late = max(view["hand_counts"]) <= EXACT_TRICKS
-            if view["phase"] == "play" and len(view["legal"]) > 1 and late:
+            if view["phase"] == "play" and len(view["legal"]) > 1:
                 searched.append(elapsed)
             deal.apply(seat, action)
-    row: dict[str, object] = {"ruleset": ruleset, "bot": bot_name, "deals": deals}
+    row: dict[str, object] = {"ruleset": ruleset, "bot": bot_name, "deals": deals,
+                              "cpu_s_per_deal": (time.process_time() - start_all) / max(deals, 1)}
     for label, values in (("all", every), ("searched", searched)):
         if values:
             row[label] = {"decisions": len(values), "p50_ms": percentile(values, 50),
@@ -60,7 +61,8 @@ def main() -> None:
         print(json.dumps(rows, indent=2))
         return
     for row in rows:
-        parts = [f"{row['ruleset']:<11} {row['bot']}, {row['deals']} deals:"]
+        parts = [f"{row['ruleset']:<11} {row['bot']}, {row['deals']} deals, "
+                 f"{row['cpu_s_per_deal']:.2f} CPU s per deal:"]
         for label in ("all", "searched"):
             stats = row.get(label)
             if isinstance(stats, dict):

@@ -1,7 +1,9 @@
 """The oracle: the expert bot's search given the true hidden hands. A cheat, kept out of the product.
 
 It is the upper bound of the strength runs (docs/bots.md): the same search, calls and fallbacks as the
-expert, but its only world is the real deal. It finds the real deal from the seed the match tool gives
+expert, but its only world is the real deal, searched from the first card to the last with every hand
+known (the compiled solver, `ORACLE_NODES` nodes per decision: a whole deal fits in nearly every
+decision; past it, the heuristic's card). It finds the real deal from the seed the match tool gives
 it (`<prefix>:<i>:<seat>`, deal `<prefix>:<i>` dealt by `view["dealer"]`), so it works only under
 `python -m server.bots.match`, never in the live server (which never hands a bot the deal's seed):
 
@@ -23,11 +25,17 @@ from server.bots.knowledge import Knowledge, SampledDeal, by_rank, rank
 from server.bots.worlds import World
 from server.rules import Deal
 
+#: Solver nodes per decision (a bench bot: no 300 ms goal; up to about 4 s of CPU).
+ORACLE_NODES = 40_000_000
+
 
 class OracleBot(ExpertBot):
     """The expert's search with the true deal as its only world."""
 
     name = "oracle"
+
+    def __init__(self) -> None:
+        super().__init__(node_budget=ORACLE_NODES, world_nodes=ORACLE_NODES, min_worlds=1)
 
     def worlds(self, view: Mapping[str, Any], seed: str) -> list[World]:
         """The one true world, rebuilt from the match tool's seed."""

@@ -65,9 +65,9 @@ BOT_LEVELS: dict[str, dict[str, str]] = {
     "heuristic": {"en": "Club player: bids by counting its tricks and plays by the classic rules of thumb.",
                   "fr": "Joueur de club : annonce en comptant ses levées et joue selon les règles d'usage."},
     "expert": {"en": "Expert: reads the bidding and the cards played, imagines the hidden hands and "
-                     "calculates the last tricks exactly.",
+                     "calculates every card.",
                "fr": "Expert : lit les annonces et les cartes jouées, imagine les mains cachées et "
-                     "calcule exactement les dernières levées."},
+                     "calcule chaque carte."},
 }
 
 

@@ -1,53 +1,74 @@
-"""The expert bot: plays by searching over sampled deals of the hidden cards (as GIB does in bridge).
+"""The expert bot: plays every card by searching over sampled deals of the hidden cards (as GIB does in
+bridge), from the first card on, with the compiled solver.
 
-Card play: once few enough tricks remain for pure Python to solve them (`EXACT_TRICKS`), the bot draws
-`SAMPLES` deals of the hidden cards consistent with its view and weighted by the auction's inferences
-(`worlds.py`, `inference.py`), solves each exactly for every card it may play (`solver.py`), turns the
-tricks into the deal's real points for its own seat (the ruleset's scoring: contract made or defeated,
-overtricks where they pay, exactly one trick for piccolo, none for a misère) and plays the card with the
-best mean. Earlier in the play, in calls (`calls.py`) and wherever the search cannot apply, it plays
-like the heuristic bot, whose choice also breaks ties between cards that score the same.
+Card play: the bot draws up to `SAMPLES` deals of the hidden cards consistent with its view, weighted by
+how well they fit the auction and the cards the other seats have played (`worlds.py`, `inference.py`),
+and solves each for every card it may play (`fast_solver.Solver`, the compiled solver where it is built).
+The solver is asked only what the points need (`card_points`): null-window questions ("at least k
+tricks?") at the trick counts where this seat's points change, so a contract without overtricks needs
+one question per card. The bot plays the card with the best weighted mean of its own points; the
+heuristic bot's card breaks ties. Calls are the simulations of `calls.py`.
 
-Every limit is a count, never a clock: a fixed number of samples and a fixed node budget per decision
-(`NODE_BUDGET`); a world whose search passes the budget ends the search and the worlds solved so far
-decide. So the same view and seed give the same action in any process.
+Every limit is a count, never a clock: `NODE_BUDGET` solver nodes per decision, at most `WORLD_NODES` for
+one world. A world that passes its limit is dropped (its nodes are spent); after `MAX_FAILURES` dropped
+worlds, or when the budget cannot pay for another, the worlds solved so far decide, and with fewer than
+`MIN_WORLDS` of them the heuristic's card is played. So the same view and seed give the same action in
+any process, and a faster solver simply searches more of the deal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Sequence
 from typing import Any
 
-from server.rules import Contract, Deal, get_ruleset
+from server.rules import Contract, Deal
 
 from .base import View, legal_actions_of
-from .calls import choose_call
+from .calls import choose_call_by_simulation
+from .fast_solver import IMPLEMENTATION, Solver
 from .heuristic import HeuristicBot
-from .knowledge import InconsistentViewError, Knowledge, rebuild_deal
-from .solver import NodeLimitError, Solver, card_bit, to_mask
+from .inference import play_weight, world_weight
+from .knowledge import InconsistentViewError, Knowledge, SampledDeal, rebuild_deal
+from .simulation import points_table
+from .solver import NodeLimitError, card_bit, greedy_playout, to_mask
 from .worlds import World, draw_worlds
 
-#: Search the card play exactly when at most this many tricks remain (counting the current one).
-EXACT_TRICKS = 6
-#: Deals of the hidden cards searched per decision, and the pool they are drawn from by weight.
+#: Deals of the hidden cards searched per decision at most, and the pool they are drawn from by weight;
+#: in the last `LATE_TRICKS` tricks more of them (solving is cheap there, and a small pool leaves few
+#: distinct worlds once weighted: the late cards lost more points to today's expert, docs/bots.md).
 SAMPLES = 10
-POOL = 30
-#: Solver nodes per decision (about 0.1-0.25 s of CPU in pure Python on the benchmark machine, by load;
-#: 32,000 gave a CPU p99 of 312 ms over every decision of 20 couleur deals on the loaded 2-core machine).
-NODE_BUDGET = 24_000
+POOL = 12
+LATE_TRICKS = 6
+LATE_SAMPLES = 14
+LATE_POOL = 20
+#: Compiled-solver nodes per decision, and per world at most (about 10-15 million nodes a second of
+#: CPU on the benchmark machine: the budget is about 0.1 s).
+NODE_BUDGET = 500_000
+WORLD_NODES = 60_000
+#: With the pure-Python solver (no C compiler at install time) nodes cost about 100 times more.
+PYTHON_NODE_BUDGET = 24_000
+#: Fewer solved worlds than this: the heuristic's card. More dropped worlds than this: stop searching.
+MIN_WORLDS = 4
+MAX_FAILURES = 1
 
 
 class ExpertBot:
-    """Search over sampled hidden hands, exact in the last tricks; the heuristic bot elsewhere."""
+    """Search over sampled hidden hands from the first card; calls by simulation; the heuristic bot as
+    tie-break and fallback."""
 
     name = "expert"
 
-    def __init__(self, samples: int = SAMPLES, exact_tricks: int = EXACT_TRICKS,
-                 node_budget: int = NODE_BUDGET) -> None:
+    def __init__(self, samples: int = SAMPLES, node_budget: int | None = None,
+                 world_nodes: int | None = None, min_worlds: int = MIN_WORLDS) -> None:
         self.heuristic = HeuristicBot()
         self.samples = samples
-        self.exact_tricks = exact_tricks
-        self.node_budget = node_budget
+        python = IMPLEMENTATION == "python"
+        self.node_budget = node_budget if node_budget is not None else (
+            PYTHON_NODE_BUDGET if python else NODE_BUDGET)
+        self.world_nodes = world_nodes if world_nodes is not None else (
+            PYTHON_NODE_BUDGET if python else WORLD_NODES)
+        self.min_worlds = min_worlds
 
     def decide(self, view: View, seed: str, budget_ms: float = 20.0) -> str:
         """One action of `view["legal"]` for `view["seat"]` (`budget_ms` is not used: limits are counts)."""
@@ -59,14 +80,23 @@ class ExpertBot:
             if view.get("phase") == "play":
                 action = self.choose_card(view, seed, fallback)
             else:
-                action = choose_call(view, seed, fallback, self.worlds)
+                action = choose_call_by_simulation(view, seed, fallback, self.worlds, self.node_budget)
         except InconsistentViewError:
             action = None
         return action if action in legal else fallback
 
     def worlds(self, view: View, seed: str) -> list[World]:
-        """The deals of the hidden cards this bot searches (a `WorldSource`): weighted samples."""
-        return draw_worlds(view, Knowledge.from_view(view), seed, self.samples, POOL)
+        """The deals of the hidden cards this bot searches (a `WorldSource`): samples weighted by the
+        auction and by the cards played."""
+        cache: dict[tuple[Any, ...], str] = {}
+
+        def weigh(v: View, knowledge: Knowledge, sample: SampledDeal) -> float:
+            weight = world_weight(v, knowledge, sample)
+            return weight * play_weight(v, knowledge, sample, cache) if weight > 0.0 else 0.0
+
+        late = max(int(n) for n in view["hand_counts"]) <= LATE_TRICKS
+        samples, pool = (max(self.samples, LATE_SAMPLES), LATE_POOL) if late else (self.samples, POOL)
+        return draw_worlds(view, Knowledge.from_view(view), seed, samples, pool, weigh)
 
     # ---------------------------------------------------------------- card play
 
@@ -76,68 +106,174 @@ class ExpertBot:
         declarers = [int(s) for s in contract.get("declarers") or []]
         if not declarers or (len(declarers) > 1 and not contract.get("team")) or len(declarers) == 4:
             return None  # several misères played side by side: not a two-sided game
-        if max(int(n) for n in view["hand_counts"]) > self.exact_tricks:
-            return None
         knowledge = Knowledge.from_view(view)
+        cards = [action[5:] for action in view["legal"]]
+        groups = equivalent_groups(knowledge, view, cards)
+        if len(groups) == 1:
+            return None  # every legal card leads to the same tricks: the heuristic's will do
         worlds = self.worlds(view, seed)
-        rules_contract = _real_contract(view, worlds)
+        rules_contract = real_contract(view, worlds)
         if rules_contract is None:
             return None
-        cards = [action[5:] for action in view["legal"]]
-        groups = _equivalent_groups(knowledge, view, cards)
-        scores = self._score_cards(view, knowledge, worlds, rules_contract, list(groups))
+        fallback_card = fallback[5:]
+        representative = next(rep for rep, members in groups.items() if fallback_card in members)
+        # The heuristic's card first: the first world's questions then start from a likely value.
+        order = [representative, *(rep for rep in groups if rep != representative)]
+        scores = self.score_cards(view, knowledge, worlds, rules_contract, order)
         if scores is None:
             return None
         best = max(scores.values())
-        fallback_card = fallback[5:]
-        representative = next(rep for rep, members in groups.items() if fallback_card in members)
         if scores[representative] >= best - 1e-9:
             return fallback
         chosen = min((rep for rep, value in scores.items() if value >= best - 1e-9), key=card_bit)
         return f"play {chosen}"
 
-    def _score_cards(self, view: View, knowledge: Knowledge, worlds: Sequence[World], contract: Contract,
-                     cards: Sequence[str]) -> dict[str, float] | None:
-        """Mean points for this seat of each card, over the worlds solved within the node budget."""
+    def score_cards(self, view: View, knowledge: Knowledge, worlds: Sequence[World], contract: Contract,
+                    cards: Sequence[str]) -> dict[str, float] | None:
+        """Mean points for this seat of each card over the worlds solved within the node budget (None:
+        fewer than `min_worlds` solved)."""
         seat = knowledge.seat
         side_a = tuple(s in contract.declarers for s in range(4))
-        misere = contract.level == 0
-        piccolo = contract.level == 1
-        maximizes = tuple((not a) if misere else a for a in side_a)
-        points = _points_table(view, contract, seat)
+        maximizes = tuple((not a) if contract.level == 0 else a for a in side_a)
+        points = points_table(view, contract, seat)
         trick = view.get("trick") or {"leader": seat, "cards": []}
         leader = int(trick["leader"])
         played = [card_bit(str(card)) for _, card in trick["cards"]]
         won_a = sum(int(view["tricks_won"][s]) for s in contract.declarers)
+        need = max(0, contract.level - won_a)
         totals = dict.fromkeys(cards, 0.0)
-        weight_sum = 0
+        weight_sum = solved = failures = 0
         nodes_left = self.node_budget
         for world in worlds:
-            hands = [to_mask(hand) for hand in world.sample.hands]
-            solver = Solver(contract.trump, side_a, maximizes, node_limit=nodes_left)
-            results: dict[str, float] = {}
-            try:
-                for card in cards:
-                    bit = card_bit(card)
-                    after = list(hands)
-                    after[seat] ^= 1 << bit
-                    if piccolo:
-                        made = solver.exactly_one(after, leader, [*played, bit], won_a)
-                        results[card] = points[1 if made else 2]
-                    else:
-                        results[card] = points[won_a + solver.value(after, leader, [*played, bit])]
-            except NodeLimitError:
+            limit = min(nodes_left, self.world_nodes)
+            if limit < self.world_nodes // 4 or failures >= MAX_FAILURES:
                 break
+            hands = [to_mask(hand) for hand in world.sample.hands]
+            solver = Solver(contract.trump, side_a, maximizes, node_limit=limit)
+            try:
+                if len(worlds) == 1 and contract.level != 1 and _monotone(points, maximizes[seat]):
+                    results = best_card_points(solver, hands, seat, leader, played, cards, points, won_a,
+                                               need, maximizes[seat])
+                else:
+                    results = card_points(solver, hands, seat, leader, played, cards, points, won_a, need,
+                                          piccolo=contract.level == 1)
+            except NodeLimitError:
+                failures += 1
+                nodes_left -= limit
+                continue
             nodes_left -= solver.nodes
+            solved += 1
             weight_sum += world.weight
             for card in cards:
                 totals[card] += world.weight * results[card]
-        if weight_sum == 0:
+        if solved < min(self.min_worlds, len(worlds)) or weight_sum == 0:
             return None
         return {card: total / weight_sum for card, total in totals.items()}
 
 
-def _real_contract(view: View, worlds: Sequence[World]) -> Contract | None:
+def card_points(solver: Any, hands: Sequence[int], seat: int, leader: int, played: Sequence[int],
+                cards: Sequence[str], points: Sequence[float], won_a: int, need: int,
+                piccolo: bool = False) -> dict[str, float]:
+    """This seat's points after each of `cards` in one world, asking the solver only what the points need.
+
+    `points[t]` is this seat's score when side A ends with `t` tricks (`won_a` so far). The tricks still
+    to come lie in [0, left]; a null-window question at a trick count where the points change splits
+    that range (a fail-soft answer may split it further), until the points are the same over what is
+    left. The first question is at the count nearest `need` (the contract's target), the next card's at
+    the count nearest the previous card's answer.
+    """
+    left = max(h.bit_count() for h in hands)
+    steps = [k for k in range(1, left + 1) if points[min(won_a + k, 13)] != points[min(won_a + k - 1, 13)]]
+    results: dict[str, float] = {}
+    guess = _first_guess(solver, hands, leader, played, need)
+    for card in cards:
+        bit = card_bit(card)
+        after = list(hands)
+        after[seat] ^= 1 << bit
+        line = [*played, bit]
+        if piccolo:
+            made = solver.exactly_one(after, leader, line, won_a)
+            results[card] = points[1 if made else 2]
+            continue
+        low = _settle(solver, after, leader, line, steps, guess, 0, left)[0]
+        results[card] = points[min(won_a + low, 13)]
+        guess = low
+    return results
+
+
+def _first_guess(solver: Any, hands: Sequence[int], leader: int, played: Sequence[int], need: int) -> int:
+    """Where the first question goes: the greedy playout's tricks at the start of a trick (a few
+    questions near the value cost far less than a walk up from the target), else the target."""
+    if played:
+        return need
+    trump = None if solver.trump < 0 else "SHDC"[solver.trump]
+    return greedy_playout(hands, leader, trump, solver.side_a, solver.maximizes)
+
+
+def _settle(solver: Any, hands: Sequence[int], leader: int, line: Sequence[int], steps: Sequence[int],
+            guess: int, low: int, high: int) -> tuple[int, int]:
+    """Narrow [low, high], the range of side A's tricks to come, by null-window questions at `steps`
+    (the counts where the points change) until no step is left inside it."""
+    while True:
+        open_steps = [k for k in steps if low < k <= high]
+        if not open_steps:
+            return low, high
+        k = min(open_steps, key=lambda s: (abs(s - guess), s))
+        answer = solver.value(hands, leader, line, k - 1, k)
+        if answer >= k:
+            low = max(low, min(answer, high))
+        else:
+            high = min(high, max(answer, low))
+
+
+def best_card_points(solver: Any, hands: Sequence[int], seat: int, leader: int, played: Sequence[int],
+                     cards: Sequence[str], points: Sequence[float], won_a: int, need: int,
+                     wants_more: bool) -> dict[str, float]:
+    """`card_points` for one world when only the best cards matter (the oracle): each card after the
+    first is only asked whether it reaches the best points so far, and exactly searched only if it
+    passes them. The cards found worse get a figure below the best, not their points. `wants_more`:
+    this seat's points grow with side A's tricks (else they fall)."""
+    left = max(h.bit_count() for h in hands)
+    steps = [k for k in range(1, left + 1) if points[min(won_a + k, 13)] != points[min(won_a + k - 1, 13)]]
+    results: dict[str, float] = {}
+    best: tuple[int, int] | None = None
+    guess = _first_guess(solver, hands, leader, played, need)
+    for card in cards:
+        bit = card_bit(card)
+        after = list(hands)
+        after[seat] ^= 1 << bit
+        line = [*played, bit]
+        if best is None:
+            best = _settle(solver, after, leader, line, steps, guess, 0, left)
+            results[card] = points[min(won_a + best[0], 13)]
+            continue
+        low, high = best
+        # The same points as the best: side A's tricks within [low, high] (the best's segment).
+        if wants_more:
+            worse = solver.value(after, leader, line, low - 1, low) < low if low > 0 else False
+            better = not worse and high < left and solver.value(after, leader, line, high, high + 1) > high
+        else:
+            worse = high < left and solver.value(after, leader, line, high, high + 1) > high
+            better = not worse and low > 0 and solver.value(after, leader, line, low - 1, low) < low
+        if worse:
+            results[card] = points[min(won_a + best[0], 13)] - 1.0
+        elif better:
+            start = high + 1 if wants_more else 0
+            stop = left if wants_more else low - 1
+            best = _settle(solver, after, leader, line, steps, start, start, stop)
+            results[card] = points[min(won_a + best[0], 13)]
+        else:
+            results[card] = points[min(won_a + best[0], 13)]
+    return results
+
+
+def _monotone(points: Sequence[float], rising: bool) -> bool:
+    """Whether this seat's points never fall (`rising`) or never rise as side A takes more tricks."""
+    pairs = list(itertools.pairwise(points))
+    return all(b >= a for a, b in pairs) if rising else all(b <= a for a, b in pairs)
+
+
+def real_contract(view: View, worlds: Sequence[World]) -> Contract | None:
     """The engine's contract (its scoring needs details the view leaves out), from a rebuilt world."""
     for world in worlds:
         try:
@@ -148,23 +284,7 @@ def _real_contract(view: View, worlds: Sequence[World]) -> Contract | None:
     return None
 
 
-def _points_table(view: View, contract: Contract, seat: int) -> list[float]:
-    """This seat's points for each final trick count of the declaring side (index 0..13)."""
-    rules = get_ruleset(str(view["ruleset"]))
-    house_rules: Mapping[str, Any] = rules.resolve_house_rules(view.get("house_rules") or {})
-    total = 12 if contract.discard else 13
-    defenders = [s for s in range(4) if s not in contract.declarers]
-    table = []
-    for taken in range(14):
-        tricks = [0, 0, 0, 0]
-        tricks[contract.declarers[0]] = min(taken, total)
-        if defenders:
-            tricks[defenders[0]] = max(0, total - taken)
-        table.append(float(rules.score(contract, tricks, house_rules)[seat]))
-    return table
-
-
-def _equivalent_groups(knowledge: Knowledge, view: View, cards: Sequence[str]) -> dict[str, list[str]]:
+def equivalent_groups(knowledge: Knowledge, view: View, cards: Sequence[str]) -> dict[str, list[str]]:
     """The legal cards grouped where no card outside this hand lies between them (the lowest stands for
     the group): whatever the hidden hands, playing any of a group leads to the same tricks."""
     trick = view.get("trick") or {"cards": []}

@@ -21,7 +21,7 @@ from .solver import SUIT_INDEX, NodeLimitError
 from .solver import Solver as PythonSolver
 
 try:
-    from . import _solver as _compiled
+    import server.bots._solver as _compiled  # in full: `from . import` reads as the package (test_layers)
 except ImportError:  # not built: no C compiler at install time
     _compiled = None  # type: ignore[assignment]
 

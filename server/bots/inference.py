@@ -19,6 +19,7 @@ from server.rules.cards import SUITS
 
 from .evaluate import best_suits, misere_risk, trick_estimate
 from .knowledge import Knowledge, SampledDeal
+from .play import choose_card
 
 View = Mapping[str, Any]
 
@@ -117,3 +118,99 @@ def world_weight(view: View, knowledge: Knowledge, sample: SampledDeal) -> float
         if seat != knowledge.seat and knowledge.unknown_count(seat) > 0:
             weight *= seat_factor(seat, hands[seat], calls, view)
     return weight
+
+
+# -------------------------------------------------------------------- reading the card play
+
+#: A card another seat played that the model of its play (the heuristic bot's card play, cheap) would
+#: not have chosen with the sampled hand multiplies the sample's weight by this. Soft, not zero: the
+#: other seats do not play by the model, and a human or an expert often departs from it.
+OFF_MODEL = 0.5
+#: The latest plays of the other seats read, at most (each costs one heuristic decision per sample).
+PLAYS_READ = 4
+
+
+def play_weight(view: View, knowledge: Knowledge, sample: SampledDeal,
+                cache: dict[tuple[Any, ...], str] | None = None) -> float:
+    """How likely the other seats' cards played so far are if `sample` is the deal, under the model
+    (a product of `OFF_MODEL` factors, 1.0 when every play is the model's).
+
+    Each of the latest `PLAYS_READ` plays of a seat whose hand this seat does not see is replayed from
+    that seat's point of view in the sample (its hand then: the sampled cards plus those it has played
+    since), and compared with the heuristic bot's card there; a card with nothing between it and the
+    model's card (all cards between them in that hand or fallen) counts as the model's. A play with one
+    legal card says nothing. The hard facts (voids shown, cards seen) are the sampler's, not these.
+    `cache` (one per decision: the same `view`) keeps the model's card per play and hand, so samples
+    that agree on a hand (often, late in the deal) pay for it once.
+    """
+    contract = view.get("contract")
+    if not contract or not contract.get("declarers"):
+        return 1.0
+    tricks = list(view.get("tricks") or [])
+    current = view.get("trick")
+    if current and current.get("cards"):
+        tricks.append(current)
+    plays = [(t, i, int(s), str(c))
+             for t, trick in enumerate(tricks) for i, (s, c) in enumerate(trick["cards"])]
+    exposed = {int(s): list(cards) for s, cards in (view.get("exposed") or {}).items()}
+    weight = 1.0
+    read = 0
+    for index in range(len(plays) - 1, -1, -1):
+        t, position, player, card = plays[index]
+        if player == knowledge.seat or player in exposed or knowledge.unknown_count(player) <= 0:
+            continue
+        if read >= PLAYS_READ:
+            break
+        hand = list(sample.hands[player]) + [c for _, _, s, c in plays[index:] if s == player]
+        trick_cards = tricks[t]["cards"][:position]
+        led = str(trick_cards[0][1])[1] if trick_cards else None
+        legal = [c for c in hand if c[1] == led] if led and any(c[1] == led for c in hand) else hand
+        if len(legal) < 2:
+            continue
+        read += 1
+        key = (index, tuple(sorted(hand)), sample.discards.get(player))
+        model = cache.get(key) if cache is not None else None
+        if model is None:
+            past = _past_view(view, sample, tricks, plays, index, player, hand, legal, exposed)
+            model = choose_card(past, Knowledge.from_view(past))
+            if cache is not None:
+                cache[key] = model
+        if model != card and not _adjacent(model, card, hand, {c for *_, c in plays[:index]}):
+            weight *= OFF_MODEL
+    return weight
+
+
+RANK_ORDER = "23456789TJQKA"
+
+
+def _adjacent(a: str, b: str, hand: Sequence[str], fallen: set[str]) -> bool:
+    """Whether cards `a` and `b` of one hand are equivalent: same suit, every card between them in the
+    hand or fallen."""
+    if a[1] != b[1]:
+        return False
+    low, high = sorted((RANK_ORDER.index(a[0]), RANK_ORDER.index(b[0])))
+    between = {RANK_ORDER[r] + a[1] for r in range(low + 1, high)}
+    return between <= set(hand) | fallen
+
+
+def _past_view(view: View, sample: SampledDeal, tricks: Sequence[Mapping[str, Any]],
+               plays: Sequence[tuple[int, int, int, str]], index: int, player: int, hand: Sequence[str],
+               legal: Sequence[str], exposed: Mapping[int, Sequence[str]]) -> dict[str, Any]:
+    """The view `player` had just before play number `index`, had `sample` been the deal (what the
+    heuristic's card play reads of it)."""
+    t, position = plays[index][0], plays[index][1]
+    later = plays[index:]
+    counts = [int(n) + sum(1 for _, _, s, _ in later if s == seat)
+              for seat, n in enumerate(view["hand_counts"])]
+    won = [0, 0, 0, 0]
+    for trick in tricks[:t]:
+        if trick.get("winner") is not None:
+            won[int(trick["winner"])] += 1
+    past = dict(view)
+    past.update(
+        seat=player, hand=list(hand), hand_counts=counts, tricks=list(tricks[:t]), tricks_won=won,
+        trick={"leader": tricks[t]["leader"], "cards": list(tricks[t]["cards"][:position])},
+        legal=[f"play {c}" for c in legal], discarded=sample.discards.get(player),
+        exposed={str(s): list(cards) + [c for _, _, p, c in later if p == s] for s, cards in exposed.items()},
+    )
+    return past

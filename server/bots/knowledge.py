@@ -238,6 +238,16 @@ def _feasible(remaining: Mapping[str, int], capacities: Sequence[int], holders: 
     return True
 
 
+def _fits(remaining: Mapping[str, int], capacities: Sequence[int],
+          groups: Sequence[tuple[tuple[str, ...], Sequence[int]]]) -> bool:
+    """`_feasible` with the holders of each set of suits precomputed (the same answer, faster)."""
+    for group, indices in groups:
+        need = sum(remaining[s] for s in group)
+        if need and need > sum(capacities[i] for i in indices):
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class SampledDeal:
     """One complete guess at the hidden cards: every seat's current hand and face-down discard."""
@@ -274,6 +284,11 @@ def sample_hidden_hands(knowledge: Knowledge, seed: str, count: int = 1) -> list
     rng = random.Random(int.from_bytes(digest[:8], "big"))
     deals = []
     pinned = dict(knowledge.pinned)
+    # Hall's condition, precomputed: per set of suits, the holders that may take one of them. With no
+    # void anywhere every placement stays feasible (the room always equals the cards left).
+    unconstrained = all(len(h.allowed) == len(SUITS) for h in holders)
+    groups = [(group, [i for i, h in enumerate(holders) if h.allowed.intersection(group)])
+              for size in range(1, len(SUITS) + 1) for group in combinations(SUITS, size)]
     for _ in range(count):
         order = list(unseen)
         rng.shuffle(order)
@@ -290,7 +305,7 @@ def sample_hidden_hands(knowledge: Knowledge, seed: str, count: int = 1) -> list
                 weights = [capacities[i] for i in candidates]
                 pick = rng.choices(candidates, weights)[0]
                 capacities[pick] -= 1
-                if _feasible(remaining, capacities, holders):
+                if unconstrained or _fits(remaining, capacities, groups):
                     placed[pick].append(card)
                     break
                 capacities[pick] += 1

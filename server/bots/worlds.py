@@ -33,11 +33,17 @@ class World:
 WorldSource = Callable[[Mapping[str, Any], str], list[World]]
 
 
-def draw_worlds(view: View, knowledge: Knowledge, seed: str, count: int, pool: int) -> list[World]:
-    """`count` draws (fewer distinct worlds when draws repeat) out of `pool` weighted samples."""
+#: How likely a sample is, given the view: (view, knowledge, sample) -> relative weight (0: impossible).
+Weigh = Callable[[Mapping[str, Any], Knowledge, SampledDeal], float]
+
+
+def draw_worlds(view: View, knowledge: Knowledge, seed: str, count: int, pool: int,
+                weigh: Weigh = world_weight) -> list[World]:
+    """`count` draws (fewer distinct worlds when draws repeat) out of `pool` samples weighted by `weigh`
+    (by default the auction's inferences alone)."""
     rng: random.Random = decision_rng(view, seed)
     samples = sample_hidden_hands(knowledge, f"{seed}:{rng.getrandbits(64)}", pool)
-    weights = [world_weight(view, knowledge, sample) for sample in samples]
+    weights = [weigh(view, knowledge, sample) for sample in samples]
     total = sum(weights)
     if total <= 0.0:
         # Every sample contradicts the calls as this module reads them: fall back to the certain facts.
