@@ -84,7 +84,13 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 from bench import net_cut
-from bench.cluster_players import RETRYABLE, Player, cluster_primary_port, sentinel_primary_port
+from bench.cluster_players import (
+    RETRYABLE,
+    Player,
+    cluster_primary_port,
+    is_subsequence,
+    sentinel_primary_port,
+)
 from bench.helpers import ROOT, host_uptime, percentile, python_module, write_section
 from bench.leak_check import DealKey, hidden_card_leaks
 from bench.net_cut import NetCut
@@ -680,12 +686,6 @@ def last_seen(player: ChaosPlayer, end: float) -> JSON:
             "phase": view.get("phase"), "to_act": view.get("to_act"), "my_turn": client.my_turn(),
             "closed": client.closed.is_set(),
             "silent_s": round(end - arrived, 1) if arrived is not None else None}
-
-
-def is_subsequence(wanted: list[Any], found: list[Any]) -> bool:
-    """Whether `wanted` appears in `found` in order (other items may lie between)."""
-    rest = iter(found)
-    return all(item in rest for item in wanted)
 
 
 def state_changes(players: Sequence[ChaosPlayer]) -> list[float]:

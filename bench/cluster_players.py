@@ -19,9 +19,12 @@ from bench.leak_check import DealKey, hidden_card_leaks
 from server.client import ServerError, WhistClient
 from server.store.connect import parse_redis_url, redis_client
 from server.store.keys import Keys
+from server.store.redis import RedisStore
+from server.table import from_stored
+from server.table.state import deal_records
 
 __all__ = ["Player", "acted", "cards_played", "cards_seen", "cluster_primary_port", "hidden_card_leaks",
-           "owner_replica", "records_of"]
+           "is_subsequence", "mid_deal", "owner_replica", "records_of", "stored_records"]
 
 JSON = dict[str, Any]
 # Refusals a player may get for an action chosen on a view that was already old, or while the store
@@ -246,3 +249,27 @@ async def owner_replica(store_url: str, room_id: str) -> str | None:
         await redis.aclose()
     text = owner.decode() if isinstance(owner, bytes) else owner
     return str(text).split(":", 1)[0] if text else None
+
+
+def mid_deal(client: WhistClient) -> bool:
+    """Cards are being played (a deal may end early: this waits for one that is under way)."""
+    view = client.view
+    return view is not None and view["phase"] == "play" and bool(view.get("trick") or view.get("tricks"))
+
+
+async def stored_records(store_url: str, room_id: str) -> list[JSON]:
+    """The room's deal records, from what the store (for Sentinel, the primary named now) holds."""
+    store = RedisStore(store_url)
+    try:
+        stored = await store.load(room_id)
+        assert stored is not None, f"room {room_id} is not in the store"
+        table = from_stored(stored.state, stored.version, await store.read_log(room_id))
+        return deal_records(table.session, table.hints)
+    finally:
+        await store.close()
+
+
+def is_subsequence(wanted: list[Any], found: list[Any]) -> bool:
+    """Whether `wanted` appears in `found` in order (other items may lie between)."""
+    rest = iter(found)
+    return all(item in rest for item in wanted)

@@ -29,16 +29,23 @@ from typing import Any
 
 import pytest
 
-from bench.cluster_players import Player, acted, cards_played, cards_seen, hidden_card_leaks, records_of
+from bench.cluster_players import (
+    Player,
+    acted,
+    cards_played,
+    cards_seen,
+    hidden_card_leaks,
+    is_subsequence,
+    mid_deal,
+    records_of,
+    stored_records,
+)
 from server.client import WhistClient
 from server.cluster.processes import wait_until
 from server.cluster.rediscluster import BUS_OFFSET, cluster_port, parse_cluster_nodes
 from server.rules import ruleset_names
 from server.store.keys import Keys
-from server.store.redis import RedisStore
 from server.store.sharded import slot_of
-from server.table import from_stored
-from server.table.state import deal_records
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLICAS = 3
@@ -190,28 +197,7 @@ async def test_every_ruleset_plays_a_deal_with_its_players_on_three_servers(laun
                 await player.close()
 
 
-def mid_deal(client: WhistClient) -> bool:
-    """Cards are being played."""
-    view = client.view
-    return view is not None and view["phase"] == "play" and bool(view.get("trick") or view.get("tricks"))
 
-
-async def stored_records(store_url: str, room_id: str) -> list[JSON]:
-    """The room's deal records, from what the cluster holds now."""
-    store = RedisStore(store_url)
-    try:
-        stored = await store.load(room_id)
-        assert stored is not None
-        table = from_stored(stored.state, stored.version, await store.read_log(room_id))
-        return deal_records(table.session, table.hints)
-    finally:
-        await store.close()
-
-
-def is_subsequence(wanted: list[Any], found: list[Any]) -> bool:
-    """Whether `wanted` appears in `found` in order (other items may lie between)."""
-    rest = iter(found)
-    return all(item in rest for item in wanted)
 
 
 def check_moves(players: list[Player], records: list[JSON]) -> None:

@@ -31,14 +31,11 @@ from typing import Any
 import pytest
 import redis.asyncio
 
-from bench.cluster_players import Player, sentinel_primary_port
+from bench.cluster_players import Player, is_subsequence, mid_deal, sentinel_primary_port, stored_records
 from server.bots import get_bot
 from server.client import ServerError, WhistClient
 from server.cluster.processes import pid_alive, spawn, stop, wait_until
 from server.rules import ruleset_names
-from server.store.redis import RedisStore
-from server.table import from_stored
-from server.table.state import deal_records
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = 3
@@ -116,28 +113,7 @@ async def open_table(launched: Launched, ruleset: str, seed: int) -> list[Player
     return players
 
 
-def mid_deal(client: WhistClient) -> bool:
-    """Cards are being played."""
-    view = client.view
-    return view is not None and view["phase"] == "play" and bool(view.get("trick") or view.get("tricks"))
 
-
-async def stored_records(store_url: str, room_id: str) -> list[JSON]:
-    """The room's deal records, from what the store (the primary the sentinels name now) holds."""
-    store = RedisStore(store_url)
-    try:
-        stored = await store.load(room_id)
-        assert stored is not None
-        table = from_stored(stored.state, stored.version, await store.read_log(room_id))
-        return deal_records(table.session, table.hints)
-    finally:
-        await store.close()
-
-
-def is_subsequence(wanted: list[Any], found: list[Any]) -> bool:
-    """Whether `wanted` appears in `found` in order (other items may lie between)."""
-    rest = iter(found)
-    return all(item in rest for item in wanted)
 
 
 def check_moves(players: list[Player], records: list[JSON]) -> None:

@@ -23,6 +23,7 @@ from bench.cluster_players import (
     cards_played,
     cards_seen,
     hidden_card_leaks,
+    mid_deal,
     owner_replica,
     records_of,
 )
@@ -91,11 +92,6 @@ def next_deal(client: WhistClient, seen: int) -> bool:
     """The room has moved past deal number `seen`."""
     return client.room is not None and client.room["deal_number"] != seen
 
-
-def mid_deal(client: WhistClient) -> bool:
-    """Cards are being played (a deal may end early: this waits for one that is under way)."""
-    view = client.view
-    return view is not None and view["phase"] == "play" and bool(view.get("trick") or view.get("tricks"))
 
 
 async def close_all(*players: Player) -> None:
