@@ -8,6 +8,8 @@ the single Redis, and the server replicas on `redis+sentinel://...`; `--redis cl
 process described with its `shard`); `--describe PATH` writes every
 process started (role, pid, host, port) as JSON once everything answers; `--logs DIR` keeps the
 processes' logs (and the Redis data) in DIR instead of a temporary directory removed at the end.
+`--balancer-processes N` runs N HAProxy processes on the one balancer address (each its own open-file
+limit, hence its own `maxconn`; the kernel spreads new connections over them: docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "cluster should use), sqlite:///PATH, or off (default: one SQLite file in the "
                         "data folder, the same for every replica: their writes queue on its lock)")
     parser.add_argument("--balance", choices=BALANCE_CHOICES, default="leastconn")
+    parser.add_argument("--balancer-processes", type=int, default=1, metavar="N",
+                        help="HAProxy processes on the one balancer address (SO_REUSEPORT: the kernel "
+                             "spreads new connections over them), each with its own stats socket and "
+                             "open-file limit, so its own maxconn (default 1)")
     # The replicas' own defaults (server/settings.py) apply unless these are given.
     parser.add_argument("--bot-delay", type=float, default=None,
                         help=f"passed on to every replica (default {DEFAULTS.bot_delay:g})")
@@ -106,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, interrupt)
     cluster = Cluster(args.replicas, args.port, args.store, args.host, args.balance, server_args,
                       directory=args.logs, redis=args.redis, redis_replicas=args.redis_replicas,
-                      down_after_ms=args.sentinel_down_after_ms)
+                      down_after_ms=args.sentinel_down_after_ms, balancers=args.balancer_processes)
     try:
         with cluster:
             described = cluster.describe()

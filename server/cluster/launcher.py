@@ -2,7 +2,10 @@
 `redis="sentinel"`: a Redis primary, `redis_replicas` replicas and three sentinels instead, the
 server replicas on `redis+sentinel://...` (docs/scaling.md, "Redis Sentinel"). With
 `redis="cluster"`: a Redis Cluster of three primaries with one replica each (rediscluster.py), the
-server replicas on `redis-cluster://...` (docs/scaling.md, "Redis Cluster").
+server replicas on `redis-cluster://...` (docs/scaling.md, "Redis Cluster"). With `balancers=N`:
+N HAProxy processes on the one balancer address, the same backends in each (docs/scaling.md, "More
+than one balancer process"); what the launcher asks of the balancer (`wait_balanced`, after a start
+and `restart_replica`) it asks of every one.
 
     with Cluster(replicas=2) as cluster:
         print(cluster.url)                    # http://127.0.0.1:PORT/ (the balancer)
@@ -52,15 +55,27 @@ SENTINELS = 3
 SENTINEL_REDIS_SETTINGS = ["min-replicas-to-write 1", "min-replicas-max-lag 5"]
 
 
+def agreed_status(views: list[dict[str, str]]) -> dict[str, str]:
+    """replica id -> its status in every one of `views` (one per balancer process) where they agree,
+    else `MIXED <first> / <second> ...`."""
+    agreed: dict[str, str] = {}
+    for name in views[0]:
+        seen = [view.get(name, "?") for view in views]
+        agreed[name] = seen[0] if len(set(seen)) == 1 else "MIXED " + " / ".join(seen)
+    return agreed
+
+
 class Cluster:
     """The topology of docker-compose.yml as local processes. See the module docstring."""
 
     def __init__(self, replicas: int = 2, port: int = 0, store: str | None = None, host: str = "127.0.0.1",
                  balance: str = "leastconn", server_args: list[str] | None = None,
                  directory: Path | None = None, redis: str = "single", redis_replicas: int = 2,
-                 down_after_ms: int = 1500) -> None:
+                 down_after_ms: int = 1500, balancers: int = 1) -> None:
         if replicas < 1:
             raise ValueError("a cluster needs at least one replica")
+        if balancers < 1:
+            raise ValueError("a cluster needs at least one balancer process")
         if redis not in REDIS_TOPOLOGIES:
             raise ValueError(f"redis must be one of {REDIS_TOPOLOGIES}")
         if redis == "sentinel" and (store or redis_replicas < 1):
@@ -98,11 +113,27 @@ class Cluster:
         self.replicas = [Replica(f"r{number}", self.store, self.directory, "127.0.0.1",
                                  extra_args=list(server_args or []))
                          for number in range(1, replicas + 1)]
-        self.haproxy: subprocess.Popen[bytes] | None = None
-        self.config_path = self.directory / "haproxy.cfg"
-        self.stats_socket = self.directory / "haproxy.sock"
+        # `balancers` HAProxy processes on the one address (SO_REUSEPORT: the kernel spreads the new
+        # connections over them), each with its own configuration file and stats socket; the first
+        # keeps the names of a one-balancer cluster (`haproxy`, `config_path`, `stats_socket`).
+        self.balancer_processes: list[subprocess.Popen[bytes] | None] = [None] * balancers
+        suffixes = [""] + [str(number) for number in range(2, balancers + 1)]
+        self.config_paths = [self.directory / f"haproxy{suffix}.cfg" for suffix in suffixes]
+        self.stats_sockets = [self.directory / f"haproxy{suffix}.sock" for suffix in suffixes]
+        self.config_path = self.config_paths[0]
+        self.stats_socket = self.stats_sockets[0]
 
     # ---------------------------------------------------------------- addresses
+
+    @property
+    def haproxy(self) -> subprocess.Popen[bytes] | None:
+        """The first balancer process (the only one unless `balancers` > 1)."""
+        return self.balancer_processes[0]
+
+    def balancer_pids(self) -> list[int]:
+        """The process id of every running balancer process, in order."""
+        return [process.pid for process in self.balancer_processes
+                if process is not None and process.poll() is None]
 
     @property
     def url(self) -> str:
@@ -131,9 +162,12 @@ class Cluster:
         pids: dict[str, int | None] = {"redis": self.redis.process.pid if self.redis and self.redis.process
                                        else None}
         pids.update({replica.replica_id: replica.pid for replica in self.replicas})
-        pids["haproxy"] = self.haproxy.pid if self.haproxy is not None else None
-        processes: list[dict[str, Any]] = [
-            {"role": "balancer", "pid": pids["haproxy"], "host": self.host, "port": self.port}]
+        processes: list[dict[str, Any]] = []
+        for number, balancer in enumerate(self.balancer_processes, start=1):
+            name = "haproxy" if number == 1 else f"haproxy{number}"
+            pids[name] = balancer.pid if balancer is not None else None
+            processes.append({"role": "balancer", "pid": pids[name], "host": self.host, "port": self.port,
+                              "stats_socket": str(self.stats_sockets[number - 1])})
         processes += [{"role": "server", "pid": replica.pid, "host": replica.host, "port": replica.port,
                        "replica": replica.replica_id, "argv": replica.argv, "cwd": str(replica.cwd),
                        "log": str(replica.log_path)}
@@ -209,14 +243,23 @@ class Cluster:
         # The balancer reaches the replicas on their Unix sockets (same host); tests and operators can
         # still reach each one on its own port.
         backends = [Backend(r.replica_id, r.host, r.port, r.unix_path) for r in self.replicas]
-        # As many connections as the open-file limit lets HAProxy hold (it raises its own soft limit).
-        self.config_path.write_text(render_config(f"{self.host}:{self.port}", backends, self.balance,
-                                                  maxconn=machine_maxconn(), stats_socket=self.stats_socket))
-        log_path = self.directory / "haproxy.log"
-        self.haproxy = spawn([HAPROXY, "-db", "-f", str(self.config_path)], log_path)
-        wait_until(lambda: http_json(self.url + "health")[0] in (200, 503), timeout, "haproxy",
-                   self.haproxy, log_path)
+        for index in range(len(self.balancer_processes)):
+            self._start_balancer(index, backends, timeout)
         self.wait_balanced(timeout)
+
+    def _start_balancer(self, index: int, backends: list[Backend], timeout: float) -> None:
+        """Balancer process `index`: its configuration (the same backends and address for every one,
+        its own stats socket), then the process; return once its stats socket answers and the port
+        answers HTTP. Each may hold as many connections as its own open-file limit allows (a limit per
+        process: N processes hold N times as many); it raises its own soft limit."""
+        config, log_path = self.config_paths[index], self.config_paths[index].with_suffix(".log")
+        config.write_text(render_config(f"{self.host}:{self.port}", backends, self.balance,
+                                        maxconn=machine_maxconn(), stats_socket=self.stats_sockets[index]))
+        process = self.balancer_processes[index] = spawn([HAPROXY, "-db", "-f", str(config)], log_path)
+        what = "haproxy" if index == 0 else f"haproxy{index + 1}"
+        wait_until(lambda: self.balancer_status(index) is not None, timeout, f"{what} stats socket",
+                   process, log_path)
+        wait_until(lambda: http_json(self.url + "health")[0] in (200, 503), timeout, what, process, log_path)
 
     def _start_sentinel_topology(self, timeout: float) -> None:
         """The Redis replicas, then the sentinels; wait until every replica is in step with the primary
@@ -238,7 +281,8 @@ class Cluster:
     def stop(self) -> None:
         """Stop the balancer, the replicas (SIGTERM, clean shutdown), the sentinels and the private
         Redis (all of its nodes)."""
-        stop(self.haproxy)
+        for balancer in self.balancer_processes:
+            stop(balancer)
         for replica in self.replicas:
             replica.terminate()
         for sentinel in self.sentinels:  # first: no failover while the nodes stop
@@ -287,25 +331,37 @@ class Cluster:
 
     # ---------------------------------------------------------------- the balancer's view
 
-    def balancer_status(self) -> dict[str, str]:
-        """replica id -> the balancer's status of it (`UP`, `DOWN`, ...), from HAProxy's stats socket."""
+    def balancer_command(self, command: str, index: int = 0) -> str:
+        """Send one command (`show stat`, `show info`, ...) to balancer process `index`'s stats
+        socket; its answer."""
         with socket.socket(socket.AF_UNIX) as connection:
             connection.settimeout(3)
-            connection.connect(str(self.stats_socket))
-            connection.sendall(b"show stat\n")
+            connection.connect(str(self.stats_sockets[index]))
+            connection.sendall(command.encode() + b"\n")
             data = b""
             while chunk := connection.recv(65536):
                 data += chunk
-        rows = csv.DictReader(data.decode().lstrip("# ").splitlines())
-        return {row["svname"]: row["status"] for row in rows
+        return data.decode()
+
+    def balancer_stats(self, index: int = 0) -> list[dict[str, str]]:
+        """Balancer process `index`'s `show stat`: one row per frontend, backend and server."""
+        return list(csv.DictReader(self.balancer_command("show stat", index).lstrip("# ").splitlines()))
+
+    def balancer_status(self, index: int | None = None) -> dict[str, str]:
+        """replica id -> the balancer's status of it (`UP`, `DOWN`, ...), from HAProxy's stats socket:
+        of process `index`, or (None) the status every balancer process agrees on, `MIXED a/b` where
+        they differ (so a wait for `UP` or `DOWN` waits for all of them)."""
+        if index is None:
+            return agreed_status([self.balancer_status(number) for number in range(len(self.stats_sockets))])
+        return {row["svname"]: row["status"] for row in self.balancer_stats(index)
                 if row.get("pxname") == "replicas" and row.get("svname") not in ("BACKEND", "FRONTEND")}
 
     def wait_balanced(self, timeout: float = 60.0) -> None:
-        """Wait until the balancer counts every running replica as up."""
+        """Wait until every balancer process counts every running replica as up."""
         running = {replica.replica_id for replica in self.replicas if replica.alive()}
 
         def all_up() -> bool:
             status = self.balancer_status()
             return all(status.get(replica_id, "").startswith("UP") for replica_id in running)
 
-        wait_until(all_up, timeout, "balancer sees every replica up", self.haproxy)
+        wait_until(all_up, timeout, "every balancer process sees every replica up", self.haproxy)

@@ -40,3 +40,33 @@ def test_a_small_run_holds_every_connection_through_the_one_balancer(
     text = report.read_text()
     assert hold.TITLE + "\n" in text and "| tables asked / opened / not opened | 3 / 3 / 0 |" in text
     assert "| haproxy |" in text and "| r2 |" in text
+
+
+def test_the_budget_and_the_report_count_every_balancer_process() -> None:
+    before = hold.budget(tables=5000, processes=3, sources=3, balancers=3)
+    assert before["balancer_processes"] == 3 and before["balancers_maxconn"] == 3 * machine_maxconn()
+    assert "(3 processes: " in hold.balancers_note(before)
+    assert hold.balancers_note(hold.budget(tables=10, processes=1, sources=1)) == ""
+    held = {"per_process": [{"CurrConns": "7", "Maxconn": "9900"}, {"CurrConns": "8", "Maxconn": "9900"}]}
+    assert hold.per_process_rows(held) == [
+        "| ... each balancer process: current connections / maxconn | 7 / 9900, 8 / 9900 |"]
+    assert hold.per_process_rows({"per_process": held["per_process"][:1]}) == []
+    assert hold.balancer_names(3) == ["haproxy", "haproxy2", "haproxy3"]
+
+
+def test_a_small_run_through_two_balancer_processes_counts_the_connections_of_both(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "benchmarks.md"
+    assert hold.main(["--tables", "6", "--replicas", "1", "--seconds", "2", "--think", "0.2", "0.5",
+                      "--processes", "2", "--sources", "2", "--open-rate", "20", "--balancer-processes", "2",
+                      "--write", str(report)]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["tables_not_opened"] == 0 and result["connections_held"] == 30, result
+    each = result["held"]["per_process"]
+    assert len(each) == 2 and all(int(info["Maxconn"]) == machine_maxconn() for info in each), each
+    # The summed count is the two processes' (and the asking stats sockets' own, at most one each).
+    assert int(result["held"]["CurrConns"]) == sum(int(info["CurrConns"]) for info in each)
+    assert 30 <= int(result["held"]["CurrConns"]) <= 32, each
+    assert int(result["held"]["Maxconn"]) == 2 * machine_maxconn()
+    assert set(result["processes"]) == {"haproxy", "haproxy2", "redis", "r1"}
+    assert "| ... each balancer process: current connections / maxconn |" in report.read_text()

@@ -25,6 +25,7 @@ from server.cluster import Backend, Cluster, compose_config, render_config
 from server.cluster.__main__ import archive_args
 from server.cluster.fd_limits import DESCRIPTOR_CAP
 from server.cluster.haproxy import machine_maxconn, open_file_limit
+from server.cluster.launcher import agreed_status
 from server.cluster.processes import HAPROXY, free_port, http_json, pid_alive, wait_until
 from server.store.keys import Keys
 
@@ -359,3 +360,105 @@ def test_the_description_gives_each_server_the_command_line_that_starts_it_again
         assert argv[argv.index("--port") + 1] == str(entry["port"])
         assert argv[argv.index("--replica-id") + 1] == entry["replica"]
         assert (Path(entry["cwd"]) / "server" / "__main__.py").exists()
+
+
+# ---------------------------------------------------------------- two balancer processes, one port
+
+
+@pytest.fixture(scope="module")
+def two_balancers() -> Iterator[Cluster]:
+    """Two replicas behind two HAProxy processes on the one address (SO_REUSEPORT)."""
+    with Cluster(replicas=2, balancers=2,
+                 server_args=["--bot-delay", "0", "--log-level", "warning"]) as running:
+        yield running
+
+
+def sessions(cluster: Cluster, proxy: str) -> list[dict[str, int]]:
+    """Per balancer process: server (and FRONTEND/BACKEND) name -> sessions so far (`stot`) in `proxy`."""
+    return [{row["svname"]: int(row["stot"] or 0) for row in cluster.balancer_stats(index)
+             if row["pxname"] == proxy} for index in range(len(cluster.stats_sockets))]
+
+
+def test_two_balancer_processes_run_each_with_its_own_maxconn_and_both_serve_the_one_port(
+        two_balancers: Cluster) -> None:
+    pids = two_balancers.balancer_pids()
+    assert len(set(pids)) == 2 and all(pid_alive(pid) for pid in pids), pids
+    assert two_balancers.haproxy is not None and two_balancers.haproxy.pid == pids[0]
+    for index, config in enumerate(two_balancers.config_paths):
+        assert f"maxconn {machine_maxconn()}\n" in config.read_text()
+        assert f"stats socket {two_balancers.stats_sockets[index]} " in config.read_text()
+        info = show_info(two_balancers.stats_sockets[index])
+        assert int(info["Pid"]) == pids[index] and int(info["Maxconn"]) == machine_maxconn(), info
+    before = [counts["FRONTEND"] for counts in sessions(two_balancers, "whist")]
+    # The kernel picks one listener per new connection (a hash of its addresses and ports): within a
+    # few hundred connections each process has had some.
+    for attempt in range(400):
+        assert http_json(two_balancers.url + "health")[0] == 200
+        now = [counts["FRONTEND"] for counts in sessions(two_balancers, "whist")]
+        if attempt >= 10 and all(after > earlier for after, earlier in zip(now, before, strict=True)):
+            break
+    assert all(after > earlier for after, earlier in zip(now, before, strict=True)), (before, now)
+
+
+def test_a_room_reaches_the_same_replica_through_either_balancer_process(two_balancers: Cluster) -> None:
+    homes: dict[str, str] = {}
+    for number in range(6):
+        room = f"reuse{number}"
+        before = sessions(two_balancers, "rooms")
+        answers = {http_json(f"{two_balancers.url}health?room={room}")[1]["replica"] for _ in range(40)}
+        assert len(answers) == 1, f"{room} reached {answers}"
+        homes[room] = answers.pop()
+        after = sessions(two_balancers, "rooms")
+        # Both processes served this room, and each sent it only to its home.
+        for earlier, later in zip(before, after, strict=True):
+            grown = {name for name in later if name != "BACKEND" and later[name] > earlier.get(name, 0)}
+            assert grown == {homes[room]}, (room, before, after)
+    assert set(homes.values()) == {"r1", "r2"}, homes
+
+
+def test_a_restarted_replica_goes_down_and_comes_back_in_every_balancer_process(
+        two_balancers: Cluster) -> None:
+    two_balancers.stop_replica(0)
+    wait_until(lambda: two_balancers.balancer_status()["r1"].startswith("DOWN"), 30, "r1 down everywhere")
+    assert all(two_balancers.balancer_status(index)["r1"].startswith("DOWN") for index in (0, 1))
+    # Meanwhile a room of r1 goes to r2 through both processes (the same consistent hash).
+    before = sessions(two_balancers, "rooms")
+    room = next(f"reuse{number}" for number in range(50)
+                if http_json(f"{two_balancers.url}health?room=reuse{number}")[1]["replica"] == "r2")
+    assert {http_json(f"{two_balancers.url}health?room={room}")[1]["replica"] for _ in range(20)} == {"r2"}
+    assert all(later["r1"] == earlier["r1"] for earlier, later
+               in zip(before, sessions(two_balancers, "rooms"), strict=True))
+    two_balancers.restart_replica(0)  # returns once every balancer process counts r1 up again
+    assert all(two_balancers.balancer_status(index)["r1"].startswith("UP") for index in (0, 1))
+    assert two_balancers.balancer_status()["r2"].startswith("UP")
+
+
+def test_the_agreed_status_names_a_disagreement_between_balancer_processes(tmp_path: Path) -> None:
+    views = [{"r1": "UP", "r2": "DOWN"}, {"r1": "UP", "r2": "UP 1/2"}]
+    assert agreed_status(views) == {"r1": "UP", "r2": "MIXED DOWN / UP 1/2"}
+    assert agreed_status(views[:1]) == views[0]
+    with pytest.raises(ValueError, match="balancer process"):
+        Cluster(replicas=1, directory=tmp_path, balancers=0)
+
+
+def test_the_command_line_describes_every_balancer_process_and_stops_them_all(tmp_path: Path) -> None:
+    process, url, described = _start_cli("--replicas", "1", "--balancer-processes", "2",
+                                         "--describe", str(tmp_path / "cluster.json"))
+    try:
+        written = json.loads((tmp_path / "cluster.json").read_text())
+        balancers = [entry for entry in written["processes"] if entry["role"] == "balancer"]
+        assert len(balancers) == 2 and len({entry["pid"] for entry in balancers}) == 2, balancers
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        assert {(entry["host"], entry["port"]) for entry in balancers} == {("127.0.0.1", port)}
+        assert [written["pids"]["haproxy"], written["pids"]["haproxy2"]] == [e["pid"] for e in balancers]
+        for entry in balancers:
+            assert pid_alive(entry["pid"])
+            assert int(show_info(Path(entry["stats_socket"]))["Pid"]) == entry["pid"]
+        children = _children(described)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0
+        wait_until(lambda: not any(pid_alive(pid) for pid in children), 30, "children stopped")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
