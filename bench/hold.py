@@ -4,7 +4,7 @@
         --open-rate 40 --write docs/benchmarks.md
 
 Starts the topology of `python -m server.cluster` (a private Redis, `--replicas` server replicas and
-one HAProxy, the launcher having raised its open-file limit for them all: server/cluster/fd_limits.py),
+one HAProxy, the launcher having raised its open-file limit for them all: server/fd_limits.py),
 then opens `--tables` tables through the balancer with `bench/load_human.py`'s generator: four human
 seats and a spectator per table, every connection naming its room (`/ws?room=<id>`), the tables
 spread over `--processes` generator processes that each connect from their own loopback address
@@ -30,8 +30,8 @@ from typing import Any
 from bench.helpers import host_uptime, write_section
 from bench.load_human import Pace, run
 from server.cluster import Cluster
-from server.cluster.fd_limits import raise_open_file_limit
 from server.cluster.haproxy import machine_maxconn
+from server.fd_limits import raise_open_file_limit
 
 TITLE = "## One balancer: tables held"
 # What `show info` says of the balancer's limits and load.

@@ -66,7 +66,7 @@ from bench.helpers import (
 )
 from server.bots import get_bot
 from server.client import JSON, ServerError, room_url
-from server.cluster.fd_limits import raise_open_file_limit
+from server.fd_limits import raise_open_file_limit
 from server.gc_policy import FullPasses
 
 BOT = get_bot("random")

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from .archive import ArchiveWriter, is_postgres, open_archive
-from .cluster.fd_limits import raise_open_file_limit
 from .coord import new_process_id, open_coordination
+from .fd_limits import raise_open_file_limit
 from .gc_policy import scheduled_full_passes
 from .http import parse_networks
 from .server import WhistServer

@@ -37,7 +37,7 @@ LAYER_OF = {
     "server.live": "live",
     **{f"server.{name}": "edge" for name in (
         "server", "connection", "settings", "http", "protocol", "challenge", "client", "cluster", "__main__",
-        "metrics", "limits", "gc_policy", "loop_lag", "replay_service", "static_files", "api")},
+        "metrics", "limits", "fd_limits", "gc_policy", "loop_lag", "replay_service", "static_files", "api")},
 }
 # Besides the standard library, what the table core may import: the layers below it.
 TABLE_MAY_IMPORT = ("server.table", "server.rules", "server.bots")

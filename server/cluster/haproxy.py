@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-from .fd_limits import DESCRIPTOR_CAP
+from ..fd_limits import DESCRIPTOR_CAP
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg.template"
 BALANCE_CHOICES = ("leastconn", "roundrobin")

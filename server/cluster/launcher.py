@@ -30,7 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .fd_limits import raise_open_file_limit
+from ..fd_limits import raise_open_file_limit
 from .haproxy import Backend, machine_maxconn, render_config
 from .processes import (
     HAPROXY,

@@ -23,10 +23,10 @@ from server.bots import get_bot
 from server.client import WhistClient, room_url
 from server.cluster import Backend, Cluster, compose_config, render_config
 from server.cluster.__main__ import archive_args
-from server.cluster.fd_limits import DESCRIPTOR_CAP
 from server.cluster.haproxy import machine_maxconn, open_file_limit
 from server.cluster.launcher import agreed_status
 from server.cluster.processes import HAPROXY, free_port, http_json, pid_alive, wait_until
+from server.fd_limits import DESCRIPTOR_CAP
 from server.store.keys import Keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -333,7 +333,7 @@ def test_a_launcher_with_a_low_soft_limit_gives_its_replicas_and_balancer_the_wh
         tmp_path: Path) -> None:
     # A shell's usual soft limit is 1,024: a replica that inherited it would refuse its 1,025th
     # websocket, whatever HAProxy's maxconn. The launcher raises its own limit first; its children
-    # inherit it (server/cluster/fd_limits.py).
+    # inherit it (server/fd_limits.py).
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, soft), hard))
     try:

@@ -1,4 +1,4 @@
-"""The open-file limit each process of the cluster raises for itself (server/cluster/fd_limits.py), and
+"""The open-file limit each process of the cluster raises for itself (server/fd_limits.py), and
 HAProxy's `maxconn` derived from what is left (server/cluster/haproxy.py: machine_maxconn)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import resource
 from pathlib import Path
 
-from server.cluster.fd_limits import DESCRIPTOR_CAP, Limits, attempts, kernel_ceiling, raise_open_file_limit
 from server.cluster.haproxy import machine_maxconn
+from server.fd_limits import DESCRIPTOR_CAP, Limits, attempts, kernel_ceiling, raise_open_file_limit
 
 INFINITY = resource.RLIM_INFINITY
 

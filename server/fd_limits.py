@@ -1,4 +1,4 @@
-"""The open-file limit (RLIMIT_NOFILE) a process of the cluster runs with, raised as far as it may.
+"""The open-file limit (RLIMIT_NOFILE) a server, launcher or load process runs with, raised as far as it may.
 
 Every websocket is a descriptor in the server process that holds it, two in the balancer (the client's
 and the replica's) and one in the load generator, so the launcher, each server process and each
