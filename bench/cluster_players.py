@@ -6,6 +6,7 @@ keeps every frame it received and every action the server accepted; and the chec
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import random
 import time
@@ -273,3 +274,21 @@ def is_subsequence(wanted: list[Any], found: list[Any]) -> bool:
     """Whether `wanted` appears in `found` in order (other items may lie between)."""
     rest = iter(found)
     return all(item in rest for item in wanted)
+
+
+def check_moves(players: list[Player], records: list[JSON], min_deals: int = 1) -> None:
+    """Every move answered `ok` is in the records once, in the order it was made, and at least
+    `min_deals` deals were recorded (a session of whist runs to a target and may end early)."""
+    recorded = [(number, int(seat), action) for number, record in enumerate(records)
+                for seat, action in record["actions"]]
+    assert len(records) >= max(1, min_deals), f"{len(records)} deals recorded, at least {min_deals} expected"
+    for player in players:
+        assert player.accepted, f"{player.name} made no move"
+        mine = [move for move in recorded if move[1] == player.seat]
+        assert is_subsequence(player.accepted, mine), \
+            f"{player.name}: a move answered ok is missing from the records or out of order"
+    counted = collections.Counter(recorded)
+    accepted = collections.Counter(move for player in players for move in player.accepted)
+    assert not accepted - counted, "a move answered ok is missing from the records, or was applied twice"
+    cards = [move for move in recorded if move[2].startswith("play ")]
+    assert len(cards) == len(set(cards)), "a card was recorded twice"

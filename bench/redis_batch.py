@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from server.store.lean_pipeline import LeanPipeline
-from server.store.redis import _SAVE_SCRIPT
+from server.store.redis_scripts import SAVE_SCRIPT
 
 
 def cpu() -> float:
@@ -39,7 +39,7 @@ async def timed(batches: int, run: Callable[[int], Awaitable[None]]) -> float:
 async def main(url: str, rounds: int, batches: int) -> None:
     pool = BlockingConnectionPool.from_url(url, decode_responses=True, max_connections=64, timeout=20)
     redis = Redis(connection_pool=pool)
-    sha = str(await redis.script_load(_SAVE_SCRIPT))
+    sha = str(await redis.script_load(SAVE_SCRIPT))
     prefix = f"bench:{uuid.uuid4().hex}:"
     keys = [prefix + "room", prefix + "log", prefix + "lobby", prefix + "rooms"]
     lean = LeanPipeline(pool, 8)

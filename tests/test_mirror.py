@@ -59,6 +59,9 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "store/base": ("store/test_store.py",),
     "store/memory": ("store/test_store.py",),
     "store/redis": ("store/test_store.py",),
+    "store/redis_scripts": ("store/test_store.py",),  # the scripts the Redis store runs
+    # The Redis Cluster save path: the same contract, run on the session's Redis Cluster.
+    "store/cluster_saves": ("store/test_store.py", "store/test_sharded.py"),
     "store/keys": ("store/test_store.py",),
     "table/errors": ("server/test_error_codes.py",),  # each error's wire code, documented and translated
     "table/facts": ("table/test_table_presence.py", "table/test_table_seating.py",

@@ -38,7 +38,7 @@ from typing import Any
 
 from .connect import parse_redis_url, redis_client
 from .keys import Keys
-from .redis import LOBBY_INDEX_SCRIPT
+from .redis_scripts import LOBBY_INDEX_SCRIPT
 
 # Old name (after the prefix) -> new name; the first pattern that matches wins.
 _RENAMES = [

@@ -1,12 +1,10 @@
 """The Redis store (redis.asyncio). Each write is one Lua script: compare the version, then set the
 state, append to the log and update the lobby index, so no update is lost or applied twice. The writes
-of many rooms made at the same moment travel together in one pipeline (one round trip).
+of many rooms made at the same moment travel together in one pipeline (one round trip). The scripts
+are in `redis_scripts.py`.
 
-On a Redis Cluster a script may touch one slot only: the save script touches the room's own keys
-(`{room:<id>}`) and keeps the room's lobby line in the room hash; the global indexes (the `rooms` set,
-the `lobby` hash) are written after it, by a second command, only when they change (a new room, a
-new lobby line: a few times per session, not per card), version-guarded so that a late write never
-replaces a newer line. See docs/scaling.md, "Redis Cluster"."""
+On a Redis Cluster a script may touch one slot only: the saves go through `cluster_saves.ClusterSaves`
+(the room's own slot first, the global indexes after it, only when they change)."""
 
 from __future__ import annotations
 
@@ -23,9 +21,17 @@ from redis.exceptions import NoScriptError
 
 from ..leaderboard import RANK_SCALE, LeaderboardLine, day_start, rank_order
 from .base import JSON, NotReplicatedError, Store, StoredRoom, VersionConflictError
+from .cluster_saves import ClusterSaves
 from .connect import parse_redis_url, redis_client
 from .connect import split_store_url as split_store_url  # callers of one Redis's plain URL
 from .keys import Keys
+from .redis_scripts import (
+    PERSIST_SCRIPT,
+    RETAIN_ROOM_SCRIPT,
+    RETAIN_SCRIPT,
+    ROOM_KEY_SCRIPT,
+    SAVE_SCRIPT,
+)
 from .sharded import ClusterLeanPipeline, lean_pipeline
 
 # The daily challenge's claims and per-deal results are kept this long (seconds): they matter on their
@@ -37,152 +43,6 @@ REMEMBERED_STATES = 20_000
 # Save batches in flight at once (each on a connection of its own; one batch holds every save asked for
 # during one pass of the event loop, so a few are plenty and the rest of the pool stays free).
 SAVE_CONNECTIONS = 8
-
-# KEYS: room hash, room log, lobby hash, rooms set.
-# ARGV: expected version, state JSON ("": the state stored at the expected version, unchanged), room
-# id, lobby JSON ("" removes the entry), log entries...
-_SAVE_SCRIPT = """
-local found = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-if found ~= tonumber(ARGV[1]) then
-  return {0, found}
-end
-local version = found + 1
-if ARGV[2] == '' then
-  redis.call('HSET', KEYS[1], 'version', version)
-else
-  redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
-end
-if found == 0 then
-  redis.call('SADD', KEYS[4], ARGV[3])
-end
-for i = 5, #ARGV do
-  redis.call('RPUSH', KEYS[2], ARGV[i])
-end
-if ARGV[4] == '' then
-  redis.call('HDEL', KEYS[3], ARGV[3])
-else
-  redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
-end
-return {1, version}
-"""
-
-
-# The save of a Redis Cluster: the room's own slot only. KEYS: room hash, room log. ARGV as above.
-# Answers {1, version, lobby line changed (0/1), new room (0/1)} or {0, found}.
-_SAVE_ROOM_SCRIPT = """
-local found = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-if found ~= tonumber(ARGV[1]) then
-  return {0, found}
-end
-local version = found + 1
-if ARGV[2] == '' then
-  redis.call('HSET', KEYS[1], 'version', version)
-else
-  redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
-end
-for i = 5, #ARGV do
-  redis.call('RPUSH', KEYS[2], ARGV[i])
-end
-local changed = 0
-if redis.call('HGET', KEYS[1], 'lobby') ~= ARGV[4] then
-  redis.call('HSET', KEYS[1], 'lobby', ARGV[4])
-  changed = 1
-end
-local new = 0
-if found == 0 then
-  new = 1
-end
-return {1, version, changed, new}
-"""
-
-# The lobby index of a Redis Cluster (one slot: the lobby and its versions). KEYS: lobby hash, lobby
-# versions hash. ARGV: room id, version, lobby JSON ("" removes the entry). Written only if no newer
-# version of the room's line is there already. 1 if written.
-LOBBY_INDEX_SCRIPT = """
-local known = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-if known >= tonumber(ARGV[2]) then
-  return 0
-end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-if ARGV[3] == '' then
-  redis.call('HDEL', KEYS[1], ARGV[1])
-else
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-end
-return 1
-"""
-
-
-# KEYS: room hash, room log, players hash, chat list, rooms set, lobby hash, owner book.
-# ARGV: room id, archived session number, expiry (ms).
-_RETAIN_SCRIPT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'archived', ARGV[2])
-for i = 1, 4 do
-  redis.call('PEXPIRE', KEYS[i], ARGV[3])
-end
-redis.call('SREM', KEYS[5], ARGV[1])
-redis.call('HDEL', KEYS[6], ARGV[1])
-redis.call('HDEL', KEYS[7], ARGV[1])
-return 1
-"""
-
-# The room's part of `retain` on a Redis Cluster (the indexes follow). KEYS: room hash, room log,
-# players hash, chat list. ARGV: archived session number, expiry (ms).
-_RETAIN_ROOM_SCRIPT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'archived', ARGV[1])
-for i = 1, 4 do
-  redis.call('PEXPIRE', KEYS[i], ARGV[2])
-end
-return 1
-"""
-
-# KEYS: room hash, room log, players hash, chat list, rooms set (absent on a Redis Cluster: added
-# after). ARGV: room id.
-_PERSIST_SCRIPT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-for i = 1, 4 do
-  redis.call('PERSIST', KEYS[i])
-end
-if #KEYS > 4 then
-  redis.call('SADD', KEYS[5], ARGV[1])
-end
-return 1
-"""
-
-# A key of a room written after the room got its expiry takes the room's (it must not outlive it).
-# KEYS: room hash, the key. ARGV: what to do (hset FIELD VALUE | hdel FIELD | chat LINE KEEP).
-_ROOM_KEY_SCRIPT = """
-local ttl = redis.call('PTTL', KEYS[1])
-if ARGV[1] == 'hset' then
-  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-elseif ARGV[1] == 'hdel' then
-  redis.call('HDEL', KEYS[2], ARGV[2])
-else
-  redis.call('RPUSH', KEYS[2], ARGV[2])
-  redis.call('LTRIM', KEYS[2], -tonumber(ARGV[3]), -1)
-end
-if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[2], ttl)
-end
-return 1
-"""
-
-
-def _acknowledged(replica: Any) -> bool:
-    """Whether a replica of `ROLE`'s list ([host, port, offset]) acknowledged some offset."""
-    if not isinstance(replica, list) or len(replica) < 3:
-        return False
-    offset = replica[2].decode() if isinstance(replica[2], bytes) else str(replica[2])
-    return offset.isdigit() and int(offset) > 0
-
 
 @dataclass(slots=True)
 class _PendingSave:
@@ -214,21 +74,15 @@ class RedisStore(Store):
                                          pool_timeout=20, **timeouts)
         # On a Redis Cluster: the save touches the room's slot only, the indexes are written after it.
         self.clustered = address.cluster
-        self._save_text = _SAVE_ROOM_SCRIPT if self.clustered else _SAVE_SCRIPT
-        self._save_sha = hashlib.sha1(self._save_text.encode()).hexdigest()
+        self._save_sha = hashlib.sha1(SAVE_SCRIPT.encode()).hexdigest()
         # The rarer scripts (EVALSHA, loaded again by redis-py after a NOSCRIPT).
-        self._room_key_script = self.redis.register_script(_ROOM_KEY_SCRIPT)
-        self._retain_script = self.redis.register_script(_RETAIN_ROOM_SCRIPT if self.clustered
-                                                         else _RETAIN_SCRIPT)
-        self._persist_script = self.redis.register_script(_PERSIST_SCRIPT)
-        self._lobby_index_script = self.redis.register_script(LOBBY_INDEX_SCRIPT)
+        self._room_key_script = self.redis.register_script(ROOM_KEY_SCRIPT)
+        self._retain_script = self.redis.register_script(RETAIN_ROOM_SCRIPT if self.clustered
+                                                         else RETAIN_SCRIPT)
+        self._persist_script = self.redis.register_script(PERSIST_SCRIPT)
         self._saves = lean_pipeline(self.redis, SAVE_CONNECTIONS)
-        # Cluster: index writes (room id -> (version, lobby JSON or None for "unchanged", new room))
-        # that failed after their save committed, sent again with the next batch.
-        self._unindexed: dict[str, tuple[int, str | None, bool]] = {}
-        # Cluster: node name -> replicas its primary had attached at its last ROLE (at most the wait).
-        self._attached: dict[str, int] = {}
-        self._asked: dict[str, int] = {}  # node name -> the replicas its last WAIT asked for
+        self._cluster_saves = ClusterSaves(self._saves, self.keys, self.wait_replicas, self.wait_ms) \
+            if isinstance(self._saves, ClusterLeanPipeline) else None
         # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
         # one write and one read for the batch instead of one round trip each. Each save is still its
         # own Lua script, atomic on its own (a room has at most one save in flight: its lock).
@@ -278,8 +132,8 @@ class RedisStore(Store):
         """Run a batch of saves in one pipeline; each save's future gets its own answer (with
         `wait_replicas`, the replicas that confirmed the batch follow the script's reply)."""
         try:
-            if isinstance(self._saves, ClusterLeanPipeline):
-                results = await self._run_cluster_scripts(batch)
+            if self._cluster_saves is not None:
+                results = await self._cluster_saves.run([(save.keys, save.args) for save in batch])
             else:
                 results, replicas = await self._run_scripts(batch)
                 missing = [save for save, result in zip(batch, results, strict=True)
@@ -287,7 +141,7 @@ class RedisStore(Store):
                 if missing:
                     # Redis lost its script cache (restart, SCRIPT FLUSH): NOSCRIPT ran nothing, so load
                     # the script and run those saves again.
-                    self._save_sha = str(await self.redis.script_load(self._save_text))
+                    self._save_sha = str(await self.redis.script_load(SAVE_SCRIPT))
                     again, replicas_again = await self._run_scripts(missing)
                     retried = dict(zip(map(id, missing), again, strict=True))
                     results = [retried.get(id(save), result)
@@ -322,91 +176,6 @@ class RedisStore(Store):
         replies = await self._saves.run(commands)
         waited = replies.pop()
         return replies, [0 if isinstance(waited, Exception) else int(waited)]
-
-    async def _run_cluster_scripts(self, batch: list[_PendingSave]) -> list[Any]:
-        """A Redis Cluster's batch: each node's share of the scripts in one pipeline, with `WAIT` and
-        `ROLE` after them on the same connection (with `wait_replicas`), then the index writes of the
-        saves that changed an index. Each save's answer: an exception, or [written, version] (a
-        conflict) or [written, version, replicas confirmed, replicas wanted]: `wait_replicas`, or
-        fewer when its shard's primary has fewer replicas attached (ROLE)."""
-        assert isinstance(self._saves, ClusterLeanPipeline)
-        tail = self._wait_tail if self.wait_replicas else ()
-        commands = [("EVALSHA", self._save_sha, len(save.keys), *save.keys, *save.args) for save in batch]
-        results, tails = await self._saves.run_with_tail(commands, tail)
-        missing = [index for index, result in enumerate(results) if isinstance(result, NoScriptError)]
-        if missing:
-            # A node without the script (restarted, or a replica promoted): EVAL, on the saves' own
-            # nodes only, runs it and caches it there (a SCRIPT LOAD to every primary would fail while
-            # one is away).
-            again, tails_again = await self._saves.run_with_tail(
-                [("EVAL", self._save_text, *commands[index][2:]) for index in missing], tail)
-            for index, result, tail_replies in zip(missing, again, tails_again, strict=True):
-                results[index], tails[index] = result, tail_replies
-        answers: list[Any] = []
-        index_writes: dict[str, tuple[int, str | None, bool]] = dict(self._unindexed)
-        for save, result, tail_replies in zip(batch, results, tails, strict=True):
-            if isinstance(result, Exception) or not result[0]:
-                answers.append(result if isinstance(result, Exception) else list(result[:2]))
-                continue
-            written, version, changed, new = (int(value) for value in result)
-            room_id = str(save.args[2])
-            if changed or new:
-                index_writes[room_id] = (version, str(save.args[3]) if changed else None, bool(new))
-            answers.append([written, version, *self._confirmed(tail_replies)])
-        if index_writes:
-            await self._write_indexes(index_writes)
-        return answers
-
-    def _wait_tail(self, node: str) -> list[tuple[Any, ...]]:
-        """What follows a node's share of a batch: `WAIT` for as many replicas as the node had attached
-        at its last `ROLE` (at most `wait_replicas`: a WAIT for a replica that is not there would hold
-        every save of the node for `wait_ms`), then `ROLE` again."""
-        asked = self._asked[node] = self._attached.get(node, self.wait_replicas)
-        return [("WAIT", asked, self.wait_ms), ("ROLE",)]
-
-    def _confirmed(self, tail: tuple[str, list[Any]]) -> list[int]:
-        """[replicas that confirmed, replicas wanted] from a node's `WAIT` and `ROLE` answers ([] without
-        WAIT): as many as the primary has attached (ROLE) and the WAIT asked for, at most
-        `wait_replicas`."""
-        if not self.wait_replicas:
-            return []
-        node, replies = tail
-        waited, role = [*replies, None, None][:2]
-        confirmed = 0 if not isinstance(waited, int) else waited
-        if isinstance(role, list) and len(role) > 2 and isinstance(role[2], list):
-            # A replica still in its first sync has acknowledged no offset yet: not counted until it has.
-            in_step = sum(1 for replica in role[2] if _acknowledged(replica))
-            attached = min(self.wait_replicas, in_step)
-            self._attached[node] = attached
-        else:
-            attached = self.wait_replicas
-        # No more than the WAIT asked for: a replica that attached meanwhile is asked for next time.
-        return [confirmed, min(attached, self._asked.get(node, self.wait_replicas))]
-
-    async def _write_indexes(self, writes: dict[str, tuple[int, str | None, bool]]) -> None:
-        """The lobby index and the rooms set of a cluster, after the saves (one pipeline per node). A
-        write that fails is kept and sent again with the next batch: the save itself stands."""
-        self._unindexed.clear()
-        commands: list[tuple[Any, ...]] = []
-        owners: list[str] = []
-        for room_id, (version, entry, new) in writes.items():
-            if new:
-                commands.append(("SADD", self.keys.rooms, room_id))
-                owners.append(room_id)
-            if entry is not None:
-                commands.append(("EVALSHA", self._lobby_index_script.sha, 2, self.keys.lobby,
-                                 self.keys.lobby_versions, room_id, version, entry))
-                owners.append(room_id)
-        replies = await self._saves.run(commands)
-        lost = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
-        if lost:  # the index's node lost its script cache: EVAL there (as the saves above)
-            again = await self._saves.run([("EVAL", LOBBY_INDEX_SCRIPT, *commands[index][2:])
-                                           for index in lost])
-            for index, reply in zip(lost, again, strict=True):
-                replies[index] = reply
-        for room_id, reply in zip(owners, replies, strict=True):
-            if isinstance(reply, Exception):
-                self._unindexed[room_id] = writes[room_id]
 
     async def load(self, room_id: str) -> StoredRoom | None:
         """The stored room."""
@@ -518,7 +287,8 @@ class RedisStore(Store):
         # A cluster: the room's slot first, then the indexes (each its own slot).
         if not await self._retain_script(keys=self.keys.room_keys(room_id), args=[session, expiry]):
             return False
-        self._unindexed.pop(room_id, None)
+        if self._cluster_saves is not None:
+            self._cluster_saves.forget(room_id)
         await self.redis.srem(self.keys.rooms, room_id)
         await self.redis.hdel(self.keys.lobby, room_id)
         await self.redis.hdel(self.keys.lobby_versions, room_id)
@@ -556,17 +326,9 @@ class RedisStore(Store):
         Cluster the probe goes to `room_id`'s shard (each shard replicates on its own)."""
         if not self.wait_replicas:
             return True
-        if isinstance(self._saves, ClusterLeanPipeline):
+        if self._cluster_saves is not None:
             probe = self.keys.room_probe(room_id) if room_id is not None else self.keys.replication_probe
-            try:
-                replies, tails = await self._saves.run_with_tail([("SET", probe, "1", "PX", 60_000)],
-                                                                 self._wait_tail)
-            except Exception:
-                return False
-            if isinstance(replies[0], Exception):
-                return False
-            confirmed, wanted = self._confirmed(tails[0])
-            return confirmed >= wanted
+            return await self._cluster_saves.replicated(probe)
         try:
             replies = await self._saves.run([("SET", self.keys.replication_probe, "1", "PX", 60_000),
                                              ("WAIT", self.wait_replicas, self.wait_ms)])

@@ -34,8 +34,8 @@ from bench.cluster_players import (
     acted,
     cards_played,
     cards_seen,
+    check_moves,
     hidden_card_leaks,
-    is_subsequence,
     mid_deal,
     records_of,
     stored_records,
@@ -195,26 +195,6 @@ async def test_every_ruleset_plays_a_deal_with_its_players_on_three_servers(laun
         for players, spectator in tables:
             for player in (*players, spectator):
                 await player.close()
-
-
-
-
-
-def check_moves(players: list[Player], records: list[JSON]) -> None:
-    """Every move answered `ok` is in the records once, in the order it was made."""
-    recorded = [(number, int(seat), action) for number, record in enumerate(records)
-                for seat, action in record["actions"]]
-    assert records, "no deal recorded"  # (whist's session runs to a target: it may end before DEALS)
-    for player in players:
-        assert player.accepted, f"{player.name} made no move"
-        mine = [move for move in recorded if move[1] == player.seat]
-        assert is_subsequence(player.accepted, mine), \
-            f"{player.name}: a move answered ok is missing from the records or out of order"
-    counted = collections.Counter(recorded)
-    accepted = collections.Counter(move for player in players for move in player.accepted)
-    assert not accepted - counted, "a move answered ok is missing from the records, or was applied twice"
-    cards = [move for move in recorded if move[2].startswith("play ")]
-    assert len(cards) == len(set(cards)), "a card was recorded twice"
 
 
 async def test_one_shards_primary_killed_mid_deal_its_tables_play_on_and_no_acknowledged_move_is_lost(
