@@ -69,13 +69,18 @@ async def test_two_expiries_in_a_row_give_the_seat_to_the_bot_until_the_player_r
 
 
 async def test_a_player_who_stops_between_deals_does_not_hold_the_next_deal(connect: Connect) -> None:
+    # Long enough that Ann, who plays every turn of the deal at once, never misses two turns in a row
+    # on a busy machine (the bot would then keep her seat, and a bot's seat has no pause clock).
+    turn_seconds = 8.0
     ann = await connect("Ann")
-    await clocked_room(ann, 3.0, session={"deals": 2})
+    await clocked_room(ann, turn_seconds, session={"deals": 2})
     watcher = await connect("Watcher")
     assert ann.room_id is not None
     await watcher.watch(ann.room_id)
     end = await ann.play_deal(lambda view: str(view["legal"][0]), timeout=120.0)
     assert end["phase"] == "end"
+    missed = [event for event in ann.events if event.get("type") in ("turn_expired", "bot_took_over")]
+    assert not missed, f"Ann's own turns ran out while she played (the machine stalled): {missed}"
     await ann.wait_for(lambda c: room_clock(c) is not None, timeout=MARGIN)
     pause = room_clock(ann)
     assert ann.room is not None
@@ -83,7 +88,7 @@ async def test_a_player_who_stops_between_deals_does_not_hold_the_next_deal(conn
     assert pause["seat"] == 0, "the pause's clock runs for the player who has not said ready"
     # Ann never says `ready`: when the pause runs out the next deal is dealt, and everyone is told.
     expired = {"type": "ready_expired", "seats": [0]}
-    await watcher.wait_for(lambda c: expired in c.events, timeout=3.0 + MARGIN)
+    await watcher.wait_for(lambda c: expired in c.events, timeout=turn_seconds + MARGIN)
     await ann.wait_for(lambda c: c.room is not None and c.room["deal_number"] == first + 1, timeout=MARGIN)
     assert {"type": "ready_expired", "seats": [0]} in ann.events
 
