@@ -48,9 +48,11 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "Installing Debian's chromium for the browser tests"
   apt_install chromium
 fi
-# The cluster tests start a private redis-server and HAProxy in front of several server processes.
+# The cluster tests start a private redis-server and HAProxy in front of several server processes, and
+# the Sentinel topology its own redis-sentinel processes (Debian packages sentinel apart).
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
+command -v redis-sentinel >/dev/null || [ -x /usr/bin/redis-sentinel ] || missing+=(redis-sentinel)
 command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing Debian's ${missing[*]} for the cluster tests"
