@@ -78,9 +78,13 @@ export function dealIn(cards, fromRect) {
   cards.forEach((card, index) => {
     if (!card.animate) return;
     const c = centre(card.getBoundingClientRect());
+    const timing = { duration: 240, delay: index * 22, easing: "ease-out", fill: "backwards" };
+    // As in sweepTo: the move adds to the card's transform, the fade replaces its opacity (added, a
+    // card waiting for its turn would show, piled with the others in the middle of the table).
     card.animate(
-      [{ transform: `translate(${from.x - c.x}px, ${from.y - c.y}px) scale(.6)`, opacity: 0 }, { transform: "none", opacity: 1 }],
-      { duration: 240, delay: index * 22, easing: "ease-out", fill: "backwards", composite: "add" },
+      [{ transform: `translate(${from.x - c.x}px, ${from.y - c.y}px) scale(.6)` }, { transform: "none" }],
+      { ...timing, composite: "add" },
     );
+    card.animate([{ opacity: 0 }, { opacity: 1 }], timing);
   });
 }

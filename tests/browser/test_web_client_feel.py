@@ -334,3 +334,37 @@ def test_a_trick_swept_to_your_seat_fades_and_leaves_your_seat_uncovered(
     end = page.wait_for_function(END_OF_SWEEP, timeout=10000).json_value()
     assert end == {"cards": 4, "overlaps": [], "name": "shown"}
     context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_new_deals_cards_wait_unseen_for_their_turn_to_arrive(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    """A new deal's cards come one after the other from the middle of the table: until its turn a card
+    is not shown (shown, the thirteen lay piled in the middle of the felt)."""
+    view = Deal.from_seed("couleur", seed="arrive-0", dealer=3).view(0)
+    context = new_context(browser, size)
+    page = context.new_page()
+    page.goto(server_url)
+    page.wait_for_function("window.whistApp && window.whistApp.roomsLoaded")
+    # The deal's first moment, in the frame the hand is first drawn: every card's animations at 0.
+    opacities = page.evaluate(
+        """([view, room]) => new Promise(resolve => {
+            const app = window.whistApp;
+            app.actions.act = () => {};
+            app.update.roomEntered(room.room_id);
+            app.receive({type: 'state', room_id: room.room_id, room, view,
+                         you: {seat: 0, host: true, spectator: false}});
+            const look = () => {
+              const cards = [...document.querySelectorAll('.hand .card')];
+              const moving = c => c.getAnimations().length > 0;
+              if (!cards.length || !cards.every(moving)) return requestAnimationFrame(look);
+              for (const a of cards.flatMap(c => c.getAnimations())) { a.pause(); a.currentTime = 0; }
+              resolve(cards.map(c => getComputedStyle(c).opacity));
+            };
+            requestAnimationFrame(look);
+        })""",
+        [view, room_for(view, 0)],
+    )
+    assert opacities == ["0"] * 13
+    context.close()
