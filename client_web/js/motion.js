@@ -47,7 +47,10 @@ export function flyIn(element, fromRect, duration = 260) {
   );
 }
 
-/** The cards of a completed trick slide together to the seat that won it, and fade. */
+/**
+ * The cards of a completed trick slide together to the seat that won it, and fade. They hold their
+ * last frame until the next redraw: hidden, so that they cover neither the seat nor a tap on it.
+ */
 export function sweepTo(cards, targetRect, duration = 320) {
   if (!motionAllowed() || !targetRect) return Promise.resolve();
   const target = centre(targetRect);
@@ -55,10 +58,15 @@ export function sweepTo(cards, targetRect, duration = 320) {
   for (const card of cards) {
     if (!card.animate) continue;
     const c = centre(card.getBoundingClientRect());
+    const timing = { duration, easing: "ease-in", fill: "forwards" };
+    // The move adds to the card's own transform (its place in the trick). The fade replaces: added to
+    // the card's opacity of 1, an opacity of 0 would still be 1 and the cards would stay on the seat.
     runs.push(card.animate(
-      [{ transform: "none", opacity: 1 }, { transform: `translate(${target.x - c.x}px, ${target.y - c.y}px) scale(.5)`, opacity: 0 }],
-      { duration, easing: "ease-in", fill: "forwards", composite: "add" },
+      [{ transform: "none" }, { transform: `translate(${target.x - c.x}px, ${target.y - c.y}px) scale(.5)` }],
+      { ...timing, composite: "add" },
     ).finished.catch(unlessCancelled("sweeping a trick to its winner")));
+    card.animate([{ opacity: 1, visibility: "visible" }, { opacity: 0, visibility: "hidden" }], timing)
+      .finished.catch(unlessCancelled("fading a trick swept to its winner"));
   }
   return Promise.all(runs);
 }
@@ -70,9 +78,13 @@ export function dealIn(cards, fromRect) {
   cards.forEach((card, index) => {
     if (!card.animate) return;
     const c = centre(card.getBoundingClientRect());
+    const timing = { duration: 240, delay: index * 22, easing: "ease-out", fill: "backwards" };
+    // As in sweepTo: the move adds to the card's transform, the fade replaces its opacity (added, a
+    // card waiting for its turn would show, piled with the others in the middle of the table).
     card.animate(
-      [{ transform: `translate(${from.x - c.x}px, ${from.y - c.y}px) scale(.6)`, opacity: 0 }, { transform: "none", opacity: 1 }],
-      { duration: 240, delay: index * 22, easing: "ease-out", fill: "backwards", composite: "add" },
+      [{ transform: `translate(${from.x - c.x}px, ${from.y - c.y}px) scale(.6)` }, { transform: "none" }],
+      { ...timing, composite: "add" },
     );
+    card.animate([{ opacity: 0 }, { opacity: 1 }], timing);
   });
 }

@@ -115,6 +115,37 @@ STATE_PART = ("{you: a.you, room: a.room, view: a.view, roomId: a.roomId, status
               " pending: a.pendingAction}")
 
 
+def read_settled(page: Page, script: str, arg: Any = None) -> Any:
+    """What `script` (a function of `arg`) finds, run in the same frame as the `SETTLED` check that lets
+    it run: a card that starts moving between a wait for `SETTLED` and a later read would be caught
+    mid-flight (a trick starts its sweep to the winner 0.8 s after its last card)."""
+    together = f"([arg]) => ({SETTLED})() ? {{found: ({script})(arg)}} : null"
+    handle = page.wait_for_function(together, arg=[arg], timeout=30000)
+    found = handle.json_value()["found"]
+    handle.dispose()
+    return found
+
+
+#: A script that lists the pairs of table elements (seats, trick cards, status) whose boxes overlap,
+#: among those shown (a card swept away and faded out is not).
+OVERLAPPING_SEATS = """() => {
+  const els = [...document.querySelectorAll('.board .seat, .trick-card, .status-line')].filter(e => {
+    const style = getComputedStyle(e);
+    return style.opacity !== '0' && style.visibility !== 'hidden';
+  });
+  const out = [];
+  const boxes = els.map(e => e.getBoundingClientRect());
+  for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a.width === 0 || b.width === 0) continue;
+    const overlap = Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
+                    Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+    if (overlap) out.push(els[i].className + ' / ' + els[j].className);
+  }
+  return out;
+}"""
+
+
 def rendered(page: Page) -> bool:
     """Whether the page shows the state it holds (the table drawn for the room's current version)."""
     result: bool = page.evaluate(
@@ -387,9 +418,7 @@ def covered_by_anything(page: Page, selector: str) -> list[str]:
     glow may still pulse). The sticky dock of a phone (your hand and panel, which the table scrolls
     under) is a layer of the page, not a pop-up.
     """
-    page.wait_for_function(SETTLED, timeout=30000)
-    covered: list[str] = page.evaluate(
-        """s => {
+    covered: list[str] = read_settled(page, """s => {
           const out = [];
           for (const el of document.querySelectorAll(s)) {
             const b = el.getBoundingClientRect();
@@ -405,32 +434,14 @@ def covered_by_anything(page: Page, selector: str) -> list[str]:
             }
           }
           return out;
-        }""",
-        selector,
-    )
+        }""", selector)
     return covered
 
 
 def overlapping_seats(page: Page) -> list[str]:
     """Pairs of table elements (seats, trick cards, status) whose boxes overlap: must be none. Checked
     once cards have stopped moving (a bot's card flies in from its seat), among the visible ones: the
-    cards of a finished trick end their sweep on the winner's seat, faded out, until the next redraw
-    (CI once caught a trick card on the right seat)."""
-    page.wait_for_function(SETTLED, timeout=30000)
-    pairs: list[str] = page.evaluate(
-        """() => {
-          const els = [...document.querySelectorAll('.board .seat, .trick-card, .status-line')]
-            .filter(e => getComputedStyle(e).opacity !== '0');
-          const out = [];
-          const boxes = els.map(e => e.getBoundingClientRect());
-          for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
-            const a = boxes[i], b = boxes[j];
-            if (a.width === 0 || b.width === 0) continue;
-            const overlap = Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
-                            Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
-            if (overlap) out.push(els[i].className + ' / ' + els[j].className);
-          }
-          return out;
-        }"""
-    )
+    cards of a finished trick end their sweep on the winner's seat, faded out and hidden, until the
+    next redraw (CI once caught a trick card on the right seat)."""
+    pairs: list[str] = read_settled(page, OVERLAPPING_SEATS)
     return pairs

@@ -8,10 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import SIZES, STILL, Player, new_context, outside_viewport, rendered, wait_until
+from browser_helpers import (
+    OVERLAPPING_SEATS,
+    SIZES,
+    STILL,
+    Player,
+    new_context,
+    outside_viewport,
+    rendered,
+    wait_until,
+)
 from playwright.sync_api import Browser, Page
 from test_web_client_learn import play_view
-from test_web_client_prompts import acted, hands_with, show
+from test_web_client_prompts import acted, hands_with, room_for, show
 
 from server.rules import Deal
 
@@ -264,4 +273,98 @@ def test_an_error_the_player_need_not_see_is_reported_not_dropped(browser: Brows
     assert reported[0]["where"].startswith("starting the sounds")
     wait_until(lambda: any("audio not allowed here" in text for text in warnings), message="a warning")
     assert player.errors == []
+    context.close()
+
+
+def a_trick_seat_0_wins_with_its_card() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Seat 0's view with three cards on the table and seat 0 to play, and its view once it has played
+    a card that wins the trick (the first such moment of the first seed that has one)."""
+    for n in range(50):
+        deal = Deal.from_seed("couleur", seed=f"sweep-{n}", dealer=3)
+        while deal.phase.value == "auction":
+            seat = next(iter(deal.to_act()))
+            legal = deal.legal_actions(seat)
+            deal.apply(seat, "pass" if seat != 0 and "pass" in legal else legal[-1])
+        while deal.phase.value == "play":
+            seat = next(iter(deal.to_act()))
+            if seat == 0 and len(deal.view(0)["trick"]["cards"]) == 3:
+                for card in deal.legal_actions(0):
+                    after = deal.clone()
+                    after.apply(0, card)
+                    if after.view(0)["tricks"][-1]["winner"] == 0:
+                        return deal.view(0), after.view(0)
+            deal.apply(seat, deal.legal_actions(seat)[0])
+    raise AssertionError("no seed gave a trick that seat 0 wins with its card")
+
+
+#: Once the cards of the trick on the table all start their sweep to the winner: the end of the sweep
+#: (every animation of theirs finished at once, as the page shows it until its next redraw), the table
+#: elements that overlap then, and what shows at the middle of the winner's name. Null before the sweep.
+END_OF_SWEEP = f"""() => {{
+  const cards = [...document.querySelectorAll('.trick .trick-card')];
+  const sweeping = c => c.getAnimations()
+    .some(a => a.playState === 'running' && a.effect.getTiming().fill === 'forwards');
+  if (!cards.length || !cards.every(sweeping)) return null;
+  for (const card of cards) for (const a of card.getAnimations()) a.finish();
+  const box = document.querySelector('.board .seat.pos-bottom .name').getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  const name = hit && hit.closest('.seat.pos-bottom') ? 'shown' : 'under ' + (hit ? hit.className : '-');
+  return {{cards: cards.length, overlaps: ({OVERLAPPING_SEATS})(), name}};
+}}"""
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_trick_swept_to_your_seat_fades_and_leaves_your_seat_uncovered(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    """The cards of a trick you win slide to your seat and fade, then stay there until the page's next
+    redraw (a moment; longer on a busy machine): faded, they cover neither your seat nor its name.
+    Unfaded, CI caught all four on your seat: 10 overlaps, the first "seat pos-bottom / trick-card"."""
+    before, after = a_trick_seat_0_wins_with_its_card()
+    context = new_context(browser, size)
+    page = context.new_page()
+    show(page, server_url, before, 0)
+    page.wait_for_function(STILL)
+    page.evaluate(
+        """([view, room]) => window.whistApp.receive({type: 'state', room_id: room.room_id, room, view,
+                                                     you: {seat: 0, host: true, spectator: false}})""",
+        [after, {**room_for(after, 0), "version": 2}],
+    )
+    # Checked in the frame the sweep is first seen in, before the page's redraw can take the cards away.
+    end = page.wait_for_function(END_OF_SWEEP, timeout=10000).json_value()
+    assert end == {"cards": 4, "overlaps": [], "name": "shown"}
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_new_deals_cards_wait_unseen_for_their_turn_to_arrive(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    """A new deal's cards come one after the other from the middle of the table: until its turn a card
+    is not shown (shown, the thirteen lay piled in the middle of the felt)."""
+    view = Deal.from_seed("couleur", seed="arrive-0", dealer=3).view(0)
+    context = new_context(browser, size)
+    page = context.new_page()
+    page.goto(server_url)
+    page.wait_for_function("window.whistApp && window.whistApp.roomsLoaded")
+    # The deal's first moment, in the frame the hand is first drawn: every card's animations at 0.
+    opacities = page.evaluate(
+        """([view, room]) => new Promise(resolve => {
+            const app = window.whistApp;
+            app.actions.act = () => {};
+            app.update.roomEntered(room.room_id);
+            app.receive({type: 'state', room_id: room.room_id, room, view,
+                         you: {seat: 0, host: true, spectator: false}});
+            const look = () => {
+              const cards = [...document.querySelectorAll('.hand .card')];
+              const moving = c => c.getAnimations().length > 0;
+              if (!cards.length || !cards.every(moving)) return requestAnimationFrame(look);
+              for (const a of cards.flatMap(c => c.getAnimations())) { a.pause(); a.currentTime = 0; }
+              resolve(cards.map(c => getComputedStyle(c).opacity));
+            };
+            requestAnimationFrame(look);
+        })""",
+        [view, room_for(view, 0)],
+    )
+    assert opacities == ["0"] * 13
     context.close()
