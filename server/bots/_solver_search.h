@@ -40,6 +40,138 @@ static inline uint32_t V(spread)(u64 x) {
 }
 #endif
 
+/* The table's probe and store, here so that the x86-64-v3 copy has them too (BMI2 shifts). */
+static inline void V(pattern_of)(const Key *k, Depth depth, uint32_t *pattern) {
+    for (int suit = 0; suit < 4; suit++)
+        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (4 * suit)) & 0xF)));
+}
+
+static Shapes *V(shapes_find)(const SolverObject *s, u64 lens, unsigned extra) {
+    size_t mask = ((size_t)1 << s->table_bits) - 1;
+    size_t at = shape_hash(lens, extra) & mask;
+    for (int i = 0; i < 8; i++) {
+        Shapes *sh = &s->shapes[(at + i) & mask];
+        if (!sh->used) return NULL;
+        if (sh->lens == lens && sh->extra == extra) return sh;
+    }
+    return NULL;
+}
+
+/* The tightest bounds the table holds for the position (stopping once they decide the window (alpha,
+ * beta)); 0 if no entry matches. A shape that matched moves to the front of its list. */
+static int V(table_probe)(const SolverObject *s, const Key *k, int alpha, int beta, Probe *out) {
+    out->low = -1;
+    out->high = 99;
+    out->move = -1;
+    if (!s->table) return 0;
+    Shapes *sh = V(shapes_find)(s, k->lens, k->extra);
+    if (!sh) return 0;
+    size_t mask = ((size_t)1 << s->table_bits) - 1;
+    u64 base = shape_hash(k->lens, k->extra);
+    const Entry *buckets[SHAPES];
+    uint32_t patterns[SHAPES][4];
+    int found = 0, ready = 0;
+    for (int d = 0; d < sh->count; d++) {
+        while (ready < sh->count && ready < d + 4) { /* a few buckets ahead, fetched while these are read */
+            V(pattern_of)(k, sh->depths[ready], patterns[ready]);
+            buckets[ready] =
+                &s->table[(entry_hash(base, sh->depths[ready], patterns[ready]) & mask) * BUCKET];
+            __builtin_prefetch(buckets[ready]);
+            ready++;
+        }
+        Depth depth = sh->depths[d];
+        const Entry *bucket = buckets[d];
+        for (int i = 0; i < BUCKET; i++) {
+            const Entry *e = &bucket[i];
+            if (e->lens != k->lens || e->extra != k->extra || e->depth != depth
+                || memcmp(e->pattern, patterns[d], sizeof patterns[d]))
+                continue;
+            found = 1;
+            if (e->low > out->low) {
+                out->low = e->low;
+                out->low_depth = depth;
+                if (e->move >= 0) out->move = e->move;
+            }
+            if (e->high < out->high) {
+                out->high = e->high;
+                out->high_depth = depth;
+            }
+            if (out->move < 0) out->move = e->move;
+            break;
+        }
+        if (out->low >= beta || out->high <= alpha || out->low == out->high) {
+            if (d > 0) { /* to the front: the next probe of these lengths likely needs it again */
+                Depth hit = sh->depths[d];
+                memmove(&sh->depths[1], &sh->depths[0], (size_t)d * sizeof hit);
+                sh->depths[0] = hit;
+            }
+            break;
+        }
+    }
+    return found;
+}
+
+/* Store bounds for every position matching the key's top `depth` cards: merged into an entry of the same
+ * pattern, else in a free slot of its bucket, else over the bucket's oldest entry (a cache: any
+ * replacement keeps the answers exact). */
+static void V(table_store)(SolverObject *s, const Key *k, Depth depth, int low, int high, int move) {
+    if (!s->table) {
+        if (!table_grow(s)) return; /* out of memory: search on without storing */
+    } else if ((s->count * 4 >= ((size_t)BUCKET << s->table_bits) * 3
+                || s->shape_count * 2 >= ((size_t)1 << s->table_bits))
+               && s->table_bits < TABLE_MAX_BITS) {
+        table_grow(s); /* on failure the smaller table stays */
+    }
+    size_t mask = ((size_t)1 << s->table_bits) - 1;
+    Shapes *sh = V(shapes_find)(s, k->lens, k->extra);
+    if (!sh) {
+        Shapes fresh;
+        memset(&fresh, 0, sizeof fresh);
+        fresh.lens = k->lens;
+        fresh.extra = k->extra;
+        fresh.used = 1;
+        shapes_put(s->shapes, s->table_bits, &fresh, &s->shape_count);
+        sh = V(shapes_find)(s, k->lens, k->extra);
+    }
+    if (sh) {
+        int known = 0;
+        for (int d = 0; d < sh->count; d++) known |= sh->depths[d] == depth;
+        if (!known) {
+            /* New shapes go first; when the list is full the last (least recently useful) one goes and
+             * its entries can no longer be found. */
+            int keep = sh->count < SHAPES ? sh->count : SHAPES - 1;
+            memmove(&sh->depths[1], &sh->depths[0], (size_t)keep * sizeof depth);
+            sh->depths[0] = depth;
+            sh->count = (uint8_t)(keep + 1);
+        }
+    }
+    uint32_t pattern[4];
+    V(pattern_of)(k, depth, pattern);
+    Entry *bucket = &s->table[(entry_hash(shape_hash(k->lens, k->extra), depth, pattern) & mask) * BUCKET];
+    for (int i = 0; i < BUCKET; i++) {
+        Entry *e = &bucket[i];
+        if (e->lens == k->lens && e->extra == k->extra && e->depth == depth
+            && !memcmp(e->pattern, pattern, sizeof pattern)) {
+            if (low > e->low) e->low = (int8_t)low;
+            if (high < e->high) e->high = (int8_t)high;
+            if (move >= 0) e->move = (int8_t)move;
+            e->stamp = (uint16_t)++s->stamp;
+            return;
+        }
+    }
+    Entry fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.lens = k->lens;
+    fresh.extra = k->extra;
+    fresh.depth = depth;
+    memcpy(fresh.pattern, pattern, sizeof pattern);
+    fresh.low = (int8_t)low;
+    fresh.high = (int8_t)high;
+    fresh.move = (int8_t)move;
+    fresh.stamp = (uint16_t)++s->stamp;
+    bucket_put(bucket, &fresh, fresh.stamp, &s->count);
+}
+
 /* The position at the start of a trick as the table keys it (see Key); `extra` is the leader, piccolo's
  * tricks so far and a tag. */
 static void V(make_key)(const SolverObject *s, unsigned extra, Key *k) {
@@ -173,26 +305,40 @@ static inline int64_t V(history_of)(const SolverObject *s, int seat, int m) {
     return s->history[seat][m] > 0xFFFFF ? 0xFFFFF : s->history[seat][m];
 }
 
-/* A lead's class and preference (higher first), every hand seen. */
-static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks, int *cls, int *pref) {
-    int suit = SUIT_OF(m), rank = RANK_OF(m);
-    u64 others = 0, friends = 0;
-    int ruff_risk = 0, friend_ruff = 0;
+/* What every lead of one seat's ordering shares: the other seats' cards, its partners', and per suit
+ * (bit `suit`) whether an opponent or a partner could ruff that suit's first round. */
+typedef struct {
+    u64 others, friends;
+    unsigned ruff_risk, friend_ruff;
+} V(LeadContext);
+
+static void V(lead_context)(const SolverObject *s, int seat, V(LeadContext) *c) {
+    c->others = c->friends = 0;
+    c->ruff_risk = c->friend_ruff = 0;
     for (int j = 0; j < 4; j++) {
         if (j == seat) continue;
-        others |= s->hands[j];
+        u64 h = s->hands[j];
+        c->others |= h;
+        unsigned void_ruff = 0; /* the plain suits this hand could ruff */
+        if (s->trump >= 0 && (h & SUIT_MASK[s->trump]))
+            for (int suit = 0; suit < 4; suit++)
+                if (suit != s->trump && !(h & SUIT_MASK[suit])) void_ruff |= 1u << suit;
         if (V(in_a)(s, j) == V(in_a)(s, seat)) {
-            friends |= s->hands[j];
-            if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
-                && (s->hands[j] & SUIT_MASK[s->trump]))
-                friend_ruff = 1;
-        } else if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
-                 && (s->hands[j] & SUIT_MASK[s->trump]))
-            ruff_risk = 1;
+            c->friends |= h;
+            c->friend_ruff |= void_ruff;
+        } else
+            c->ruff_risk |= void_ruff;
     }
-    u64 out = others & SUIT_MASK[suit];
+}
+
+/* A lead's class and preference (higher first), every hand seen. */
+static inline void V(lead_score)(const SolverObject *s, const V(LeadContext) *c, int m, int own_tricks, int *cls,
+                                 int *pref) {
+    int suit = SUIT_OF(m), rank = RANK_OF(m);
+    int ruff_risk = (c->ruff_risk >> suit) & 1, friend_ruff = (c->friend_ruff >> suit) & 1;
+    u64 out = c->others & SUIT_MASK[suit];
     int top = !out || m > V(high_bit)(out);
-    int friend_top = out && (friends >> V(high_bit)(out) & 1) && !top;
+    int friend_top = out && (c->friends >> V(high_bit)(out) & 1) && !top;
     if (own_tricks) {
         /* With trumps, towards a partner's winner first (its entries are worth more), else own winners. */
         if (top) {
@@ -244,6 +390,8 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
     if (n < 2) return;
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
+    V(LeadContext) context;
+    if (!s->nplayed) V(lead_context)(s, seat, &context);
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         int cls, pref;
@@ -251,7 +399,7 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
             score[i] = (int64_t)1 << 50;
             continue;
         }
-        if (!s->nplayed) V(lead_score)(s, seat, m, own_tricks, &cls, &pref);
+        if (!s->nplayed) V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
         else V(follow_score)(s, seat, m, best, best_seat, own_tricks, &cls, &pref);
         score[i] = ((int64_t)cls << 40) + ((int64_t)pref << 24) + V(history_of)(s, seat, m);
     }
@@ -537,7 +685,7 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
     Probe probe;
     int keyed = remaining > TABLE_FROM;
-    if (keyed && table_probe(s, &key, alpha, beta, &probe)) {
+    if (keyed && V(table_probe)(s, &key, alpha, beta, &probe)) {
         if (probe.low > low) {
             low = probe.low;
             low_rel = V(top_cards)(s, probe.low_depth);
@@ -630,7 +778,7 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         found_low = found_high = result;
     }
     if (keyed)
-        table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
+        V(table_store)(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
                     chosen >= 0 ? V(lead_code)(s, chosen) : code);
     *rel = found_rel;
     return result;
@@ -685,7 +833,7 @@ static int V(one_search)(SolverObject *s, int taken) {
     if (keyed) {
         V(make_key)(s, (unsigned)s->leader | (unsigned)taken << 2 | 16u, &key);
         Probe probe;
-        if (table_probe(s, &key, 0, 1, &probe)) return probe.low;
+        if (V(table_probe)(s, &key, 0, 1, &probe)) return probe.low;
     }
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
@@ -721,7 +869,7 @@ static int V(one_search)(SolverObject *s, int taken) {
             break;
         }
     }
-    if (keyed) table_store(s, &key, V(full_depth)(&key), result, result, -1); /* on every rank */
+    if (keyed) V(table_store)(s, &key, V(full_depth)(&key), result, result, -1); /* on every rank */
     return result;
 }
 
@@ -750,7 +898,7 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
         Key key;
         Probe probe;
         V(make_key)(s, (unsigned)s->leader, &key);
-        if (table_probe(s, &key, -1, 99, &probe)) first = V(lead_from_code)(s, probe.move);
+        if (V(table_probe)(s, &key, -1, 99, &probe)) first = V(lead_from_code)(s, probe.move);
     }
     V(order_moves)(s, seat, moves, n, best, best_seat, first);
     int maximizing = V(wants_a)(s, seat);
