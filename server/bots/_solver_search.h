@@ -3,6 +3,10 @@
  * x86-64-v3 (hardware popcount, bit scans), and pick one at import. Both copies are the same C code, so
  * they give the same answers and node counts. */
 
+#if defined(__BMI2__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 static inline int V(popcount)(u64 x) { return __builtin_popcountll(x); }
 static inline int V(high_bit)(u64 x) { return 63 - __builtin_clzll(x); }
 static inline int V(low_bit)(u64 x) { return __builtin_ctzll(x); }
@@ -18,7 +22,6 @@ static inline int V(wants_a)(const SolverObject *s, int seat) { return (s->maxim
 /* ------------------------------------------------------------------ transposition table */
 
 #ifdef __BMI2__
-#include <immintrin.h>
 /* The bits of x under mask, packed from the bottom; and 13 bits spread to the even bits. */
 static inline u64 V(extract)(u64 x, u64 mask) { return _pext_u64(x, mask); }
 static inline uint32_t V(spread)(u64 x) { return (uint32_t)_pdep_u64(x, 0x55555555ULL); }
@@ -42,8 +45,17 @@ static inline uint32_t V(spread)(u64 x) {
 
 /* The table's probe and store, here so that the x86-64-v3 copy has them too (BMI2 shifts). */
 static inline void V(pattern_of)(const Key *k, Depth depth, uint32_t *pattern) {
+#if defined(__AVX2__) && defined(__BMI2__)
+    /* The four suits at once: each suit's depth to a 32-bit lane, the shifts 2 * (n - depth) by lane. */
+    __m128i depths = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)_pdep_u32(depth, 0x0F0F0F0FU)));
+    __m128i n = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)(k->n[0] | k->n[1] << 8 | k->n[2] << 16
+                                                          | (uint32_t)k->n[3] << 24)));
+    __m128i shifts = _mm_slli_epi32(_mm_sub_epi32(n, depths), 1);
+    _mm_storeu_si128((__m128i *)pattern, _mm_srlv_epi32(_mm_loadu_si128((const __m128i *)k->owners), shifts));
+#else
     for (int suit = 0; suit < 4; suit++)
         pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (4 * suit)) & 0xF)));
+#endif
 }
 
 static Shapes *V(shapes_find)(const SolverObject *s, u64 lens, unsigned extra) {
@@ -252,11 +264,9 @@ static int V(lead_from_code)(const SolverObject *s, int code) {
 /* ------------------------------------------------------------------ moves */
 
 /* The legal cards of the seat to play, one per group of equivalent cards (the lowest of each), as solver.py. */
-static int V(legal_moves)(const SolverObject *s, int seat, int *moves) {
+static inline int V(legal_moves_in)(const SolverObject *s, int seat, u64 live, int *moves) {
     u64 own = s->hands[seat];
     u64 hand = own;
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     if (s->nplayed) {
         u64 follow = hand & SUIT_MASK[SUIT_OF(s->played[0])];
         if (follow) hand = follow;
@@ -272,6 +282,13 @@ static int V(legal_moves)(const SolverObject *s, int seat, int *moves) {
     return n;
 }
 
+/* The same, `live` (the cards in the hands and on the table) computed here. */
+static int V(legal_moves)(const SolverObject *s, int seat, int *moves) {
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
+    return V(legal_moves_in)(s, seat, live, moves);
+}
+
 static void V(best_so_far)(const SolverObject *s, int *best, int *best_seat) {
     *best = -1;
     *best_seat = s->leader;
@@ -284,21 +301,21 @@ static void V(best_so_far)(const SolverObject *s, int *best, int *best_seat) {
         }
 }
 
-/* Whether `seat` could beat `card`, the best card of a trick led in suit `led`. */
-static inline int V(can_beat)(const SolverObject *s, int seat, int card, int led) {
-    u64 follow = s->hands[seat] & SUIT_MASK[led];
-    if (follow) return SUIT_OF(card) == led && (follow >> (card + 1)) != 0;
-    if (s->trump < 0) return 0;
-    u64 trumps = s->hands[seat] & SUIT_MASK[s->trump];
-    if (!trumps) return 0;
-    return SUIT_OF(card) != s->trump || (trumps >> (card + 1)) != 0;
-}
-
-/* Whether no seat still to play this trick on the other side of `winner` could beat its `card`. */
-static int V(secure)(const SolverObject *s, int card, int winner, int led, int after_seat) {
-    for (int seat = (after_seat + 1) & 3; seat != s->leader; seat = (seat + 1) & 3)
-        if (V(in_a)(s, seat) != V(in_a)(s, winner) && V(can_beat)(s, seat, card, led)) return 0;
-    return 1;
+/* The cards (of the whole deck) that some seat after `after_seat` in this trick, of side A (`[1]`) or not
+ * (`[0]`), could beat were it the trick's best card (the trick led in suit `led`): one of the led suit
+ * below the seat's top card of it, or, for a seat void in it and holding trumps, any card outside trumps
+ * and the trumps below its top trump. */
+static void V(beatable)(const SolverObject *s, int led, int after_seat, u64 *by_side) {
+    by_side[0] = by_side[1] = 0;
+    for (int seat = (after_seat + 1) & 3; seat != s->leader; seat = (seat + 1) & 3) {
+        u64 follow = s->hands[seat] & SUIT_MASK[led];
+        u64 cards = 0;
+        if (follow) cards = SUIT_MASK[led] & ((1ULL << V(high_bit)(follow)) - 1);
+        else if (s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]))
+            cards = (~SUIT_MASK[s->trump] & ((1ULL << 52) - 1))
+                    | (SUIT_MASK[s->trump] & ((1ULL << V(high_bit)(s->hands[seat] & SUIT_MASK[s->trump])) - 1));
+        by_side[V(in_a)(s, seat)] |= cards;
+    }
 }
 
 static inline int64_t V(history_of)(const SolverObject *s, int seat, int m) {
@@ -358,14 +375,15 @@ static inline void V(lead_score)(const SolverObject *s, const V(LeadContext) *c,
 }
 
 /* A following card's class and preference (higher first), every hand seen. */
-static void V(follow_score)(const SolverObject *s, int seat, int m, int best, int best_seat, int own_tricks,
-                         int *cls, int *pref) {
+static inline void V(follow_score)(const SolverObject *s, const u64 *beatable, int seat, int m, int best,
+                                  int best_seat, int own_tricks, int *cls, int *pref) {
     int led = SUIT_OF(s->played[0]);
     int rank = RANK_OF(m);
     int wins = V(beats)(m, best, s->trump);
     int card = wins ? m : best, winner = wins ? seat : best_seat;
     int good = V(in_a)(s, winner) == V(wants_a)(s, seat); /* the trick now goes the way this seat wants */
-    int sure = good && V(secure)(s, card, winner, led, seat);
+    /* sure: no later seat of the other side than the winner's can beat its card */
+    int sure = good && !((beatable[!V(in_a)(s, winner)] >> card) & 1);
     int trump_spent = SUIT_OF(m) == s->trump && led != s->trump;
     if (own_tricks) {
         if (sure) {
@@ -391,7 +409,9 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
     V(LeadContext) context;
+    u64 beatable[2] = {0, 0};
     if (!s->nplayed) V(lead_context)(s, seat, &context);
+    else V(beatable)(s, SUIT_OF(s->played[0]), seat, beatable);
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         int cls, pref;
@@ -400,7 +420,7 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
             continue;
         }
         if (!s->nplayed) V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
-        else V(follow_score)(s, seat, m, best, best_seat, own_tricks, &cls, &pref);
+        else V(follow_score)(s, beatable, seat, m, best, best_seat, own_tricks, &cls, &pref);
         score[i] = ((int64_t)cls << 40) + ((int64_t)pref << 24) + V(history_of)(s, seat, m);
     }
     for (int i = 1; i < n; i++) {
@@ -605,16 +625,16 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
     V(best_so_far)(s, &best, &best_seat);
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]; /* with the trick's cards */
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     int moves[13];
-    int n = V(legal_moves)(s, seat, moves);
+    int n = V(legal_moves_in)(s, seat, live, moves);
     V(order_moves)(s, seat, moves, n, best, best_seat, first);
     int maximizing = V(wants_a)(s, seat);
     int value = maximizing ? -1 : 99;
     int pick = n ? moves[0] : -1;
     u64 all_rel = 0;
     int covered[4] = {-1, -1, -1, -1}; /* per suit: moves whose whole group lies below are settled */
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]; /* with the trick's cards */
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         if (covered[SUIT_OF(m)] > m && V(group_top)(s, seat, m, live) < covered[SUIT_OF(m)]) continue;
