@@ -34,9 +34,15 @@ typedef uint64_t u64;
 
 #define SUIT_OF(bit) ((bit) / 13)
 #define RANK_OF(bit) ((bit) % 13)
-#define TABLE_START_BITS 6 /* buckets of BUCKET entries */
+#ifndef TABLE_START_BITS
+#define TABLE_START_BITS 6 /* 2^bits buckets of BUCKET entries at first */
+#endif
+#ifndef TABLE_MAX_BITS
 #define TABLE_MAX_BITS 18
+#endif
+#ifndef BUCKET
 #define BUCKET 4
+#endif
 #ifndef TABLE_FROM
 #define TABLE_FROM 2 /* positions of at most this many tricks are searched, not looked up */
 #endif
