@@ -13,6 +13,9 @@ of a trick or with 1-3 cards on the table:
   reference cannot go. (This second search shares the move generation and the bounds with the first;
   those are what the reference checks on the smaller positions, test_fast_solver.py.)
 
+And one sweep of every size against the reference: 2,600 positions, 200 of each size from 1 to 13 tricks
+in every contract shape, with each trump and none (random deals up to 5 tricks, lopsided ones above).
+
 Like test_fast_solver.py, these fail (not skip) where a C compiler is present but the module was not built.
 """
 
