@@ -220,29 +220,30 @@ static inline Depth V(full_depth)(const Key *k) {
     return (Depth)(k->n[0] | k->n[1] << 4 | k->n[2] << 8 | k->n[3] << 12);
 }
 
-/* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
-static u64 V(top_cards)(const SolverObject *s, Depth depth) {
-    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    u64 rel = 0;
-    for (int suit = 0; suit < 4; suit++) {
-        u64 out = all & SUIT_MASK[suit];
-        for (int i = 0; i < (int)((depth >> (4 * suit)) & 0xF) && out; i++) {
-            u64 one = 1ULL << V(high_bit)(out);
-            rel |= one;
-            out ^= one;
-        }
-    }
-    return rel;
-}
-
 /* The top `n` cards of `cards` (of one suit). */
 static inline u64 V(top_n)(u64 cards, int n) {
+#ifdef __BMI2__
+    /* The cards of rank n-th from the top or higher among them: deposit the top n of popcount bits. */
+    int count = V(popcount)(cards);
+    if (n >= count) return cards;
+    if (n <= 0) return 0;
+    return _pdep_u64(((1ULL << n) - 1) << (count - n), cards);
+#else
     u64 rel = 0;
     for (int i = 0; i < n && cards; i++) {
         u64 one = 1ULL << V(high_bit)(cards);
         rel |= one;
         cards ^= one;
     }
+    return rel;
+#endif
+}
+
+/* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
+static u64 V(top_cards)(const SolverObject *s, Depth depth) {
+    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    u64 rel = 0;
+    for (int suit = 0; suit < 4; suit++) rel |= V(top_n)(all & SUIT_MASK[suit], (depth >> (4 * suit)) & 0xF);
     return rel;
 }
 
@@ -257,8 +258,14 @@ static int V(lead_from_code)(const SolverObject *s, int code) {
     if (code < 0) return -1;
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
     u64 out = all & SUIT_MASK[code / 16];
-    for (int place = code % 16; place > 0 && out; place--) out ^= 1ULL << V(high_bit)(out);
-    return out ? V(high_bit)(out) : -1;
+    int place = code % 16; /* the card with `place` cards of the suit above it */
+    if (place >= V(popcount)(out)) return -1;
+#ifdef __BMI2__
+    return V(low_bit)(_pdep_u64(1ULL << (V(popcount)(out) - 1 - place), out));
+#else
+    for (; place > 0; place--) out ^= 1ULL << V(high_bit)(out);
+    return V(high_bit)(out);
+#endif
 }
 
 /* ------------------------------------------------------------------ moves */
