@@ -34,13 +34,21 @@ typedef uint64_t u64;
 
 #define SUIT_OF(bit) ((bit) / 13)
 #define RANK_OF(bit) ((bit) % 13)
-#define TABLE_START_BITS 6 /* buckets of BUCKET entries */
+#ifndef TABLE_START_BITS
+#define TABLE_START_BITS 6 /* 2^bits buckets of BUCKET entries at first */
+#endif
+#ifndef TABLE_MAX_BITS
 #define TABLE_MAX_BITS 18
+#endif
+#ifndef BUCKET
 #define BUCKET 4
+#endif
 #ifndef TABLE_FROM
 #define TABLE_FROM 2 /* positions of at most this many tricks are searched, not looked up */
 #endif
+#ifndef SHAPES
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
+#endif
 
 static const u64 SUIT_MASK[4] = {0x1FFFULL, 0x1FFFULL << 13, 0x1FFFULL << 26, 0x1FFFULL << 39};
 
@@ -113,79 +121,12 @@ static inline u64 mix(u64 h) {
 
 static inline u64 shape_hash(u64 lens, unsigned extra) { return mix(lens ^ ((u64)extra << 58)); }
 
-static inline u64 entry_hash(u64 lens, unsigned extra, Depth depth, const uint32_t *pattern) {
-    u64 h = shape_hash(lens, extra) ^ depth;
-    h = mix(h ^ pattern[0] ^ (u64)pattern[1] << 32);
-    return mix(h ^ pattern[2] ^ (u64)pattern[3] << 32);
-}
-
-static inline void pattern_of(const Key *k, Depth depth, uint32_t *pattern) {
-    for (int suit = 0; suit < 4; suit++)
-        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (4 * suit)) & 0xF)));
-}
-
-static Shapes *shapes_find(const SolverObject *s, u64 lens, unsigned extra) {
-    size_t mask = ((size_t)1 << s->table_bits) - 1;
-    size_t at = shape_hash(lens, extra) & mask;
-    for (int i = 0; i < 8; i++) {
-        Shapes *sh = &s->shapes[(at + i) & mask];
-        if (!sh->used) return NULL;
-        if (sh->lens == lens && sh->extra == extra) return sh;
-    }
-    return NULL;
-}
-
-/* The tightest bounds the table holds for the position (stopping once they decide the window (alpha,
- * beta)); 0 if no entry matches. A shape that matched moves to the front of its list. */
-static int table_probe(const SolverObject *s, const Key *k, int alpha, int beta, Probe *out) {
-    out->low = -1;
-    out->high = 99;
-    out->move = -1;
-    if (!s->table) return 0;
-    Shapes *sh = shapes_find(s, k->lens, k->extra);
-    if (!sh) return 0;
-    size_t mask = ((size_t)1 << s->table_bits) - 1;
-    const Entry *buckets[SHAPES];
-    uint32_t patterns[SHAPES][4];
-    int found = 0, ready = 0;
-    for (int d = 0; d < sh->count; d++) {
-        while (ready < sh->count && ready < d + 4) { /* a few buckets ahead, fetched while these are read */
-            pattern_of(k, sh->depths[ready], patterns[ready]);
-            buckets[ready] =
-                &s->table[(entry_hash(k->lens, k->extra, sh->depths[ready], patterns[ready]) & mask) * BUCKET];
-            __builtin_prefetch(buckets[ready]);
-            ready++;
-        }
-        Depth depth = sh->depths[d];
-        const Entry *bucket = buckets[d];
-        for (int i = 0; i < BUCKET; i++) {
-            const Entry *e = &bucket[i];
-            if (e->lens != k->lens || e->extra != k->extra || e->depth != depth
-                || memcmp(e->pattern, patterns[d], sizeof patterns[d]))
-                continue;
-            found = 1;
-            if (e->low > out->low) {
-                out->low = e->low;
-                out->low_depth = depth;
-                if (e->move >= 0) out->move = e->move;
-            }
-            if (e->high < out->high) {
-                out->high = e->high;
-                out->high_depth = depth;
-            }
-            if (out->move < 0) out->move = e->move;
-            break;
-        }
-        if (out->low >= beta || out->high <= alpha || out->low == out->high) {
-            if (d > 0) { /* to the front: the next probe of these lengths likely needs it again */
-                Depth hit = sh->depths[d];
-                memmove(&sh->depths[1], &sh->depths[0], (size_t)d * sizeof hit);
-                sh->depths[0] = hit;
-            }
-            break;
-        }
-    }
-    return found;
+/* An entry's hash from its lengths-and-leader's (`base`, shape_hash: computed once per probe, whatever the
+ * number of shapes tried), its depths and pattern: one finalizing mix over odd multiples of the parts. */
+static inline u64 entry_hash(u64 base, Depth depth, const uint32_t *pattern) {
+    u64 h = base ^ depth ^ (pattern[0] | (u64)pattern[1] << 32) * 0xD6E8FEB86659FD93ULL;
+    u64 t = (pattern[2] | (u64)pattern[3] << 32) * 0xA0761D6478BD642FULL;
+    return mix(h ^ (t << 23 | t >> 41));
 }
 
 static void bucket_put(Entry *bucket, const Entry *fresh, uint16_t now, size_t *count) {
@@ -236,7 +177,7 @@ static int table_grow(SolverObject *s) {
     for (size_t i = 0; i < old_size * BUCKET; i++)
         if (old[i].lens) {
             const Entry *e = &old[i];
-            size_t at = entry_hash(e->lens, e->extra, e->depth, e->pattern) & mask;
+            size_t at = entry_hash(shape_hash(e->lens, e->extra), e->depth, e->pattern) & mask;
             bucket_put(&fresh[at * BUCKET], e, (uint16_t)s->stamp, &s->count);
         }
     for (size_t i = 0; i < old_size; i++)
@@ -247,67 +188,6 @@ static int table_grow(SolverObject *s) {
     s->shapes = fresh_shapes;
     s->table_bits = bits;
     return 1;
-}
-
-/* Store bounds for every position matching the key's top `depth` cards: merged into an entry of the same
- * pattern, else in a free slot of its bucket, else over the bucket's oldest entry (a cache: any
- * replacement keeps the answers exact). */
-static void table_store(SolverObject *s, const Key *k, Depth depth, int low, int high, int move) {
-    if (!s->table) {
-        if (!table_grow(s)) return; /* out of memory: search on without storing */
-    } else if ((s->count * 4 >= ((size_t)BUCKET << s->table_bits) * 3
-                || s->shape_count * 2 >= ((size_t)1 << s->table_bits))
-               && s->table_bits < TABLE_MAX_BITS) {
-        table_grow(s); /* on failure the smaller table stays */
-    }
-    size_t mask = ((size_t)1 << s->table_bits) - 1;
-    Shapes *sh = shapes_find(s, k->lens, k->extra);
-    if (!sh) {
-        Shapes fresh;
-        memset(&fresh, 0, sizeof fresh);
-        fresh.lens = k->lens;
-        fresh.extra = k->extra;
-        fresh.used = 1;
-        shapes_put(s->shapes, s->table_bits, &fresh, &s->shape_count);
-        sh = shapes_find(s, k->lens, k->extra);
-    }
-    if (sh) {
-        int known = 0;
-        for (int d = 0; d < sh->count; d++) known |= sh->depths[d] == depth;
-        if (!known) {
-            /* New shapes go first; when the list is full the last (least recently useful) one goes and
-             * its entries can no longer be found. */
-            int keep = sh->count < SHAPES ? sh->count : SHAPES - 1;
-            memmove(&sh->depths[1], &sh->depths[0], (size_t)keep * sizeof depth);
-            sh->depths[0] = depth;
-            sh->count = (uint8_t)(keep + 1);
-        }
-    }
-    uint32_t pattern[4];
-    pattern_of(k, depth, pattern);
-    Entry *bucket = &s->table[(entry_hash(k->lens, k->extra, depth, pattern) & mask) * BUCKET];
-    for (int i = 0; i < BUCKET; i++) {
-        Entry *e = &bucket[i];
-        if (e->lens == k->lens && e->extra == k->extra && e->depth == depth
-            && !memcmp(e->pattern, pattern, sizeof pattern)) {
-            if (low > e->low) e->low = (int8_t)low;
-            if (high < e->high) e->high = (int8_t)high;
-            if (move >= 0) e->move = (int8_t)move;
-            e->stamp = (uint16_t)++s->stamp;
-            return;
-        }
-    }
-    Entry fresh;
-    memset(&fresh, 0, sizeof fresh);
-    fresh.lens = k->lens;
-    fresh.extra = k->extra;
-    fresh.depth = depth;
-    memcpy(fresh.pattern, pattern, sizeof pattern);
-    fresh.low = (int8_t)low;
-    fresh.high = (int8_t)high;
-    fresh.move = (int8_t)move;
-    fresh.stamp = (uint16_t)++s->stamp;
-    bucket_put(bucket, &fresh, fresh.stamp, &s->count);
 }
 
 /* ------------------------------------------------------------------ the search, twice */

@@ -3,6 +3,10 @@
  * x86-64-v3 (hardware popcount, bit scans), and pick one at import. Both copies are the same C code, so
  * they give the same answers and node counts. */
 
+#if defined(__BMI2__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 static inline int V(popcount)(u64 x) { return __builtin_popcountll(x); }
 static inline int V(high_bit)(u64 x) { return 63 - __builtin_clzll(x); }
 static inline int V(low_bit)(u64 x) { return __builtin_ctzll(x); }
@@ -18,7 +22,6 @@ static inline int V(wants_a)(const SolverObject *s, int seat) { return (s->maxim
 /* ------------------------------------------------------------------ transposition table */
 
 #ifdef __BMI2__
-#include <immintrin.h>
 /* The bits of x under mask, packed from the bottom; and 13 bits spread to the even bits. */
 static inline u64 V(extract)(u64 x, u64 mask) { return _pext_u64(x, mask); }
 static inline uint32_t V(spread)(u64 x) { return (uint32_t)_pdep_u64(x, 0x55555555ULL); }
@@ -39,6 +42,147 @@ static inline uint32_t V(spread)(u64 x) {
     return out;
 }
 #endif
+
+/* The table's probe and store, here so that the x86-64-v3 copy has them too (BMI2 shifts). */
+static inline void V(pattern_of)(const Key *k, Depth depth, uint32_t *pattern) {
+#if defined(__AVX2__) && defined(__BMI2__)
+    /* The four suits at once: each suit's depth to a 32-bit lane, the shifts 2 * (n - depth) by lane. */
+    __m128i depths = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)_pdep_u32(depth, 0x0F0F0F0FU)));
+    __m128i n = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)(k->n[0] | k->n[1] << 8 | k->n[2] << 16
+                                                          | (uint32_t)k->n[3] << 24)));
+    __m128i shifts = _mm_slli_epi32(_mm_sub_epi32(n, depths), 1);
+    _mm_storeu_si128((__m128i *)pattern, _mm_srlv_epi32(_mm_loadu_si128((const __m128i *)k->owners), shifts));
+#else
+    for (int suit = 0; suit < 4; suit++)
+        pattern[suit] = k->owners[suit] >> (2 * (k->n[suit] - ((depth >> (4 * suit)) & 0xF)));
+#endif
+}
+
+static Shapes *V(shapes_find)(const SolverObject *s, u64 lens, unsigned extra) {
+    size_t mask = ((size_t)1 << s->table_bits) - 1;
+    size_t at = shape_hash(lens, extra) & mask;
+    for (int i = 0; i < 8; i++) {
+        Shapes *sh = &s->shapes[(at + i) & mask];
+        if (!sh->used) return NULL;
+        if (sh->lens == lens && sh->extra == extra) return sh;
+    }
+    return NULL;
+}
+
+/* The tightest bounds the table holds for the position (stopping once they decide the window (alpha,
+ * beta)); 0 if no entry matches. A shape that matched moves to the front of its list. */
+static int V(table_probe)(const SolverObject *s, const Key *k, int alpha, int beta, Probe *out) {
+    out->low = -1;
+    out->high = 99;
+    out->move = -1;
+    if (!s->table) return 0;
+    Shapes *sh = V(shapes_find)(s, k->lens, k->extra);
+    if (!sh) return 0;
+    size_t mask = ((size_t)1 << s->table_bits) - 1;
+    u64 base = shape_hash(k->lens, k->extra);
+    const Entry *buckets[SHAPES];
+    uint32_t patterns[SHAPES][4];
+    int found = 0, ready = 0;
+    for (int d = 0; d < sh->count; d++) {
+        while (ready < sh->count && ready < d + 4) { /* a few buckets ahead, fetched while these are read */
+            V(pattern_of)(k, sh->depths[ready], patterns[ready]);
+            buckets[ready] =
+                &s->table[(entry_hash(base, sh->depths[ready], patterns[ready]) & mask) * BUCKET];
+            __builtin_prefetch(buckets[ready]);
+            ready++;
+        }
+        Depth depth = sh->depths[d];
+        const Entry *bucket = buckets[d];
+        for (int i = 0; i < BUCKET; i++) {
+            const Entry *e = &bucket[i];
+            if (e->lens != k->lens || e->extra != k->extra || e->depth != depth
+                || memcmp(e->pattern, patterns[d], sizeof patterns[d]))
+                continue;
+            found = 1;
+            if (e->low > out->low) {
+                out->low = e->low;
+                out->low_depth = depth;
+                if (e->move >= 0) out->move = e->move;
+            }
+            if (e->high < out->high) {
+                out->high = e->high;
+                out->high_depth = depth;
+            }
+            if (out->move < 0) out->move = e->move;
+            break;
+        }
+        if (out->low >= beta || out->high <= alpha || out->low == out->high) {
+            if (d > 0) { /* to the front: the next probe of these lengths likely needs it again */
+                Depth hit = sh->depths[d];
+                memmove(&sh->depths[1], &sh->depths[0], (size_t)d * sizeof hit);
+                sh->depths[0] = hit;
+            }
+            break;
+        }
+    }
+    return found;
+}
+
+/* Store bounds for every position matching the key's top `depth` cards: merged into an entry of the same
+ * pattern, else in a free slot of its bucket, else over the bucket's oldest entry (a cache: any
+ * replacement keeps the answers exact). */
+static void V(table_store)(SolverObject *s, const Key *k, Depth depth, int low, int high, int move) {
+    if (!s->table) {
+        if (!table_grow(s)) return; /* out of memory: search on without storing */
+    } else if ((s->count * 4 >= ((size_t)BUCKET << s->table_bits) * 3
+                || s->shape_count * 2 >= ((size_t)1 << s->table_bits))
+               && s->table_bits < TABLE_MAX_BITS) {
+        table_grow(s); /* on failure the smaller table stays */
+    }
+    size_t mask = ((size_t)1 << s->table_bits) - 1;
+    Shapes *sh = V(shapes_find)(s, k->lens, k->extra);
+    if (!sh) {
+        Shapes fresh;
+        memset(&fresh, 0, sizeof fresh);
+        fresh.lens = k->lens;
+        fresh.extra = k->extra;
+        fresh.used = 1;
+        shapes_put(s->shapes, s->table_bits, &fresh, &s->shape_count);
+        sh = V(shapes_find)(s, k->lens, k->extra);
+    }
+    if (sh) {
+        int known = 0;
+        for (int d = 0; d < sh->count; d++) known |= sh->depths[d] == depth;
+        if (!known) {
+            /* New shapes go first; when the list is full the last (least recently useful) one goes and
+             * its entries can no longer be found. */
+            int keep = sh->count < SHAPES ? sh->count : SHAPES - 1;
+            memmove(&sh->depths[1], &sh->depths[0], (size_t)keep * sizeof depth);
+            sh->depths[0] = depth;
+            sh->count = (uint8_t)(keep + 1);
+        }
+    }
+    uint32_t pattern[4];
+    V(pattern_of)(k, depth, pattern);
+    Entry *bucket = &s->table[(entry_hash(shape_hash(k->lens, k->extra), depth, pattern) & mask) * BUCKET];
+    for (int i = 0; i < BUCKET; i++) {
+        Entry *e = &bucket[i];
+        if (e->lens == k->lens && e->extra == k->extra && e->depth == depth
+            && !memcmp(e->pattern, pattern, sizeof pattern)) {
+            if (low > e->low) e->low = (int8_t)low;
+            if (high < e->high) e->high = (int8_t)high;
+            if (move >= 0) e->move = (int8_t)move;
+            e->stamp = (uint16_t)++s->stamp;
+            return;
+        }
+    }
+    Entry fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.lens = k->lens;
+    fresh.extra = k->extra;
+    fresh.depth = depth;
+    memcpy(fresh.pattern, pattern, sizeof pattern);
+    fresh.low = (int8_t)low;
+    fresh.high = (int8_t)high;
+    fresh.move = (int8_t)move;
+    fresh.stamp = (uint16_t)++s->stamp;
+    bucket_put(bucket, &fresh, fresh.stamp, &s->count);
+}
 
 /* The position at the start of a trick as the table keys it (see Key); `extra` is the leader, piccolo's
  * tricks so far and a tag. */
@@ -76,29 +220,30 @@ static inline Depth V(full_depth)(const Key *k) {
     return (Depth)(k->n[0] | k->n[1] << 4 | k->n[2] << 8 | k->n[3] << 12);
 }
 
-/* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
-static u64 V(top_cards)(const SolverObject *s, Depth depth) {
-    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    u64 rel = 0;
-    for (int suit = 0; suit < 4; suit++) {
-        u64 out = all & SUIT_MASK[suit];
-        for (int i = 0; i < (int)((depth >> (4 * suit)) & 0xF) && out; i++) {
-            u64 one = 1ULL << V(high_bit)(out);
-            rel |= one;
-            out ^= one;
-        }
-    }
-    return rel;
-}
-
 /* The top `n` cards of `cards` (of one suit). */
 static inline u64 V(top_n)(u64 cards, int n) {
+#ifdef __BMI2__
+    /* The cards of rank n-th from the top or higher among them: deposit the top n of popcount bits. */
+    int count = V(popcount)(cards);
+    if (n >= count) return cards;
+    if (n <= 0) return 0;
+    return _pdep_u64(((1ULL << n) - 1) << (count - n), cards);
+#else
     u64 rel = 0;
     for (int i = 0; i < n && cards; i++) {
         u64 one = 1ULL << V(high_bit)(cards);
         rel |= one;
         cards ^= one;
     }
+    return rel;
+#endif
+}
+
+/* The cards a table entry of these depths stands on: the top `depth[suit]` cards still out of each suit. */
+static u64 V(top_cards)(const SolverObject *s, Depth depth) {
+    u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    u64 rel = 0;
+    for (int suit = 0; suit < 4; suit++) rel |= V(top_n)(all & SUIT_MASK[suit], (depth >> (4 * suit)) & 0xF);
     return rel;
 }
 
@@ -113,18 +258,22 @@ static int V(lead_from_code)(const SolverObject *s, int code) {
     if (code < 0) return -1;
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
     u64 out = all & SUIT_MASK[code / 16];
-    for (int place = code % 16; place > 0 && out; place--) out ^= 1ULL << V(high_bit)(out);
-    return out ? V(high_bit)(out) : -1;
+    int place = code % 16; /* the card with `place` cards of the suit above it */
+    if (place >= V(popcount)(out)) return -1;
+#ifdef __BMI2__
+    return V(low_bit)(_pdep_u64(1ULL << (V(popcount)(out) - 1 - place), out));
+#else
+    for (; place > 0; place--) out ^= 1ULL << V(high_bit)(out);
+    return V(high_bit)(out);
+#endif
 }
 
 /* ------------------------------------------------------------------ moves */
 
 /* The legal cards of the seat to play, one per group of equivalent cards (the lowest of each), as solver.py. */
-static int V(legal_moves)(const SolverObject *s, int seat, int *moves) {
+static inline int V(legal_moves_in)(const SolverObject *s, int seat, u64 live, int *moves) {
     u64 own = s->hands[seat];
     u64 hand = own;
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     if (s->nplayed) {
         u64 follow = hand & SUIT_MASK[SUIT_OF(s->played[0])];
         if (follow) hand = follow;
@@ -140,6 +289,13 @@ static int V(legal_moves)(const SolverObject *s, int seat, int *moves) {
     return n;
 }
 
+/* The same, `live` (the cards in the hands and on the table) computed here. */
+static int V(legal_moves)(const SolverObject *s, int seat, int *moves) {
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
+    return V(legal_moves_in)(s, seat, live, moves);
+}
+
 static void V(best_so_far)(const SolverObject *s, int *best, int *best_seat) {
     *best = -1;
     *best_seat = s->leader;
@@ -152,47 +308,61 @@ static void V(best_so_far)(const SolverObject *s, int *best, int *best_seat) {
         }
 }
 
-/* Whether `seat` could beat `card`, the best card of a trick led in suit `led`. */
-static inline int V(can_beat)(const SolverObject *s, int seat, int card, int led) {
-    u64 follow = s->hands[seat] & SUIT_MASK[led];
-    if (follow) return SUIT_OF(card) == led && (follow >> (card + 1)) != 0;
-    if (s->trump < 0) return 0;
-    u64 trumps = s->hands[seat] & SUIT_MASK[s->trump];
-    if (!trumps) return 0;
-    return SUIT_OF(card) != s->trump || (trumps >> (card + 1)) != 0;
-}
-
-/* Whether no seat still to play this trick on the other side of `winner` could beat its `card`. */
-static int V(secure)(const SolverObject *s, int card, int winner, int led, int after_seat) {
-    for (int seat = (after_seat + 1) & 3; seat != s->leader; seat = (seat + 1) & 3)
-        if (V(in_a)(s, seat) != V(in_a)(s, winner) && V(can_beat)(s, seat, card, led)) return 0;
-    return 1;
+/* The cards (of the whole deck) that some seat after `after_seat` in this trick, of side A (`[1]`) or not
+ * (`[0]`), could beat were it the trick's best card (the trick led in suit `led`): one of the led suit
+ * below the seat's top card of it, or, for a seat void in it and holding trumps, any card outside trumps
+ * and the trumps below its top trump. */
+static void V(beatable)(const SolverObject *s, int led, int after_seat, u64 *by_side) {
+    by_side[0] = by_side[1] = 0;
+    for (int seat = (after_seat + 1) & 3; seat != s->leader; seat = (seat + 1) & 3) {
+        u64 follow = s->hands[seat] & SUIT_MASK[led];
+        u64 cards = 0;
+        if (follow) cards = SUIT_MASK[led] & ((1ULL << V(high_bit)(follow)) - 1);
+        else if (s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]))
+            cards = (~SUIT_MASK[s->trump] & ((1ULL << 52) - 1))
+                    | (SUIT_MASK[s->trump] & ((1ULL << V(high_bit)(s->hands[seat] & SUIT_MASK[s->trump])) - 1));
+        by_side[V(in_a)(s, seat)] |= cards;
+    }
 }
 
 static inline int64_t V(history_of)(const SolverObject *s, int seat, int m) {
     return s->history[seat][m] > 0xFFFFF ? 0xFFFFF : s->history[seat][m];
 }
 
-/* A lead's class and preference (higher first), every hand seen. */
-static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks, int *cls, int *pref) {
-    int suit = SUIT_OF(m), rank = RANK_OF(m);
-    u64 others = 0, friends = 0;
-    int ruff_risk = 0, friend_ruff = 0;
+/* What every lead of one seat's ordering shares: the other seats' cards, its partners', and per suit
+ * (bit `suit`) whether an opponent or a partner could ruff that suit's first round. */
+typedef struct {
+    u64 others, friends;
+    unsigned ruff_risk, friend_ruff;
+} V(LeadContext);
+
+static void V(lead_context)(const SolverObject *s, int seat, V(LeadContext) *c) {
+    c->others = c->friends = 0;
+    c->ruff_risk = c->friend_ruff = 0;
     for (int j = 0; j < 4; j++) {
         if (j == seat) continue;
-        others |= s->hands[j];
+        u64 h = s->hands[j];
+        c->others |= h;
+        unsigned void_ruff = 0; /* the plain suits this hand could ruff */
+        if (s->trump >= 0 && (h & SUIT_MASK[s->trump]))
+            for (int suit = 0; suit < 4; suit++)
+                if (suit != s->trump && !(h & SUIT_MASK[suit])) void_ruff |= 1u << suit;
         if (V(in_a)(s, j) == V(in_a)(s, seat)) {
-            friends |= s->hands[j];
-            if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
-                && (s->hands[j] & SUIT_MASK[s->trump]))
-                friend_ruff = 1;
-        } else if (s->trump >= 0 && suit != s->trump && !(s->hands[j] & SUIT_MASK[suit])
-                 && (s->hands[j] & SUIT_MASK[s->trump]))
-            ruff_risk = 1;
+            c->friends |= h;
+            c->friend_ruff |= void_ruff;
+        } else
+            c->ruff_risk |= void_ruff;
     }
-    u64 out = others & SUIT_MASK[suit];
+}
+
+/* A lead's class and preference (higher first), every hand seen. */
+static inline void V(lead_score)(const SolverObject *s, const V(LeadContext) *c, int m, int own_tricks, int *cls,
+                                 int *pref) {
+    int suit = SUIT_OF(m), rank = RANK_OF(m);
+    int ruff_risk = (c->ruff_risk >> suit) & 1, friend_ruff = (c->friend_ruff >> suit) & 1;
+    u64 out = c->others & SUIT_MASK[suit];
     int top = !out || m > V(high_bit)(out);
-    int friend_top = out && (friends >> V(high_bit)(out) & 1) && !top;
+    int friend_top = out && (c->friends >> V(high_bit)(out) & 1) && !top;
     if (own_tricks) {
         /* With trumps, towards a partner's winner first (its entries are worth more), else own winners. */
         if (top) {
@@ -212,14 +382,15 @@ static void V(lead_score)(const SolverObject *s, int seat, int m, int own_tricks
 }
 
 /* A following card's class and preference (higher first), every hand seen. */
-static void V(follow_score)(const SolverObject *s, int seat, int m, int best, int best_seat, int own_tricks,
-                         int *cls, int *pref) {
+static inline void V(follow_score)(const SolverObject *s, const u64 *beatable, int seat, int m, int best,
+                                  int best_seat, int own_tricks, int *cls, int *pref) {
     int led = SUIT_OF(s->played[0]);
     int rank = RANK_OF(m);
     int wins = V(beats)(m, best, s->trump);
     int card = wins ? m : best, winner = wins ? seat : best_seat;
     int good = V(in_a)(s, winner) == V(wants_a)(s, seat); /* the trick now goes the way this seat wants */
-    int sure = good && V(secure)(s, card, winner, led, seat);
+    /* sure: no later seat of the other side than the winner's can beat its card */
+    int sure = good && !((beatable[!V(in_a)(s, winner)] >> card) & 1);
     int trump_spent = SUIT_OF(m) == s->trump && led != s->trump;
     if (own_tricks) {
         if (sure) {
@@ -244,6 +415,10 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
     if (n < 2) return;
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
+    V(LeadContext) context;
+    u64 beatable[2] = {0, 0};
+    if (!s->nplayed) V(lead_context)(s, seat, &context);
+    else V(beatable)(s, SUIT_OF(s->played[0]), seat, beatable);
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         int cls, pref;
@@ -251,8 +426,8 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
             score[i] = (int64_t)1 << 50;
             continue;
         }
-        if (!s->nplayed) V(lead_score)(s, seat, m, own_tricks, &cls, &pref);
-        else V(follow_score)(s, seat, m, best, best_seat, own_tricks, &cls, &pref);
+        if (!s->nplayed) V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
+        else V(follow_score)(s, beatable, seat, m, best, best_seat, own_tricks, &cls, &pref);
         score[i] = ((int64_t)cls << 40) + ((int64_t)pref << 24) + V(history_of)(s, seat, m);
     }
     for (int i = 1; i < n; i++) {
@@ -457,16 +632,16 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
     V(best_so_far)(s, &best, &best_seat);
+    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]; /* with the trick's cards */
+    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     int moves[13];
-    int n = V(legal_moves)(s, seat, moves);
+    int n = V(legal_moves_in)(s, seat, live, moves);
     V(order_moves)(s, seat, moves, n, best, best_seat, first);
     int maximizing = V(wants_a)(s, seat);
     int value = maximizing ? -1 : 99;
     int pick = n ? moves[0] : -1;
     u64 all_rel = 0;
     int covered[4] = {-1, -1, -1, -1}; /* per suit: moves whose whole group lies below are settled */
-    u64 live = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]; /* with the trick's cards */
-    for (int i = 0; i < s->nplayed; i++) live |= 1ULL << s->played[i];
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         if (covered[SUIT_OF(m)] > m && V(group_top)(s, seat, m, live) < covered[SUIT_OF(m)]) continue;
@@ -537,7 +712,7 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
     Probe probe;
     int keyed = remaining > TABLE_FROM;
-    if (keyed && table_probe(s, &key, alpha, beta, &probe)) {
+    if (keyed && V(table_probe)(s, &key, alpha, beta, &probe)) {
         if (probe.low > low) {
             low = probe.low;
             low_rel = V(top_cards)(s, probe.low_depth);
@@ -630,7 +805,7 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         found_low = found_high = result;
     }
     if (keyed)
-        table_store(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
+        V(table_store)(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
                     chosen >= 0 ? V(lead_code)(s, chosen) : code);
     *rel = found_rel;
     return result;
@@ -685,7 +860,7 @@ static int V(one_search)(SolverObject *s, int taken) {
     if (keyed) {
         V(make_key)(s, (unsigned)s->leader | (unsigned)taken << 2 | 16u, &key);
         Probe probe;
-        if (table_probe(s, &key, 0, 1, &probe)) return probe.low;
+        if (V(table_probe)(s, &key, 0, 1, &probe)) return probe.low;
     }
     int seat = (s->leader + s->nplayed) & 3;
     int best, best_seat;
@@ -721,7 +896,7 @@ static int V(one_search)(SolverObject *s, int taken) {
             break;
         }
     }
-    if (keyed) table_store(s, &key, V(full_depth)(&key), result, result, -1); /* on every rank */
+    if (keyed) V(table_store)(s, &key, V(full_depth)(&key), result, result, -1); /* on every rank */
     return result;
 }
 
@@ -750,7 +925,7 @@ static int V(best_move_core)(SolverObject *s, int *value_out, int *move_out) {
         Key key;
         Probe probe;
         V(make_key)(s, (unsigned)s->leader, &key);
-        if (table_probe(s, &key, -1, 99, &probe)) first = V(lead_from_code)(s, probe.move);
+        if (V(table_probe)(s, &key, -1, 99, &probe)) first = V(lead_from_code)(s, probe.move);
     }
     V(order_moves)(s, seat, moves, n, best, best_seat, first);
     int maximizing = V(wants_a)(s, seat);
