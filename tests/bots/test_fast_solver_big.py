@@ -46,21 +46,7 @@ def _compiled_module() -> None:
 
 def _sides(rng: random.Random) -> Sides:
     """Which seats' tricks count (side A) and which seats want that count high, in every shape."""
-    shape = rng.choice(("team", "solo", "three", "misere", "misères", "any"))
-    seats = range(4)
-    if shape == "team":
-        partner = rng.choice((1, 2, 3))
-        side_a = tuple(s in (0, partner) for s in seats)
-        return side_a, side_a
-    declarer, other = rng.sample(range(4), 2)
-    if shape in ("solo", "three"):
-        side_a = tuple((s == declarer) == (shape == "solo") for s in seats)
-        return side_a, side_a
-    if shape == "misere":
-        return tuple(s == declarer for s in seats), tuple(s != declarer for s in seats)
-    if shape == "misères":
-        return tuple(s == declarer for s in seats), tuple(s not in (declarer, other) for s in seats)
-    return tuple(rng.random() < 0.5 for _ in seats), tuple(rng.random() < 0.5 for _ in seats)
+    return _shaped_sides(rng, rng.choice(SHAPES))
 
 
 def _start_trick(rng: random.Random, hands: list[int]) -> tuple[int, list[int]]:
