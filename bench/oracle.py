@@ -35,7 +35,7 @@ class OracleBot(ExpertBot):
     name = "oracle"
 
     def __init__(self) -> None:
-        super().__init__(node_budget=ORACLE_NODES, world_nodes=ORACLE_NODES, min_worlds=1)
+        super().__init__(node_budget=ORACLE_NODES, world_nodes=ORACLE_NODES, min_worlds=1, search_cards=13)
 
     def worlds(self, view: Mapping[str, Any], seed: str) -> list[World]:
         """The one true world, rebuilt from the match tool's seed."""

@@ -51,6 +51,11 @@ PYTHON_NODE_BUDGET = 24_000
 #: Fewer solved worlds than this: the heuristic's card. More dropped worlds than this: stop searching.
 MIN_WORLDS = 4
 MAX_FAILURES = 1
+#: Trick contracts are searched only once this seat holds at most this many cards (from trick 3): with
+#: 12-13 cards a world rarely fits `WORLD_NODES`, so the first world failed and the heuristic's card was
+#: played anyway after its nodes were spent (couleur, 112 duplicate deals against expert-v1: the same
+#: points to the deal, 14% less CPU per deal; docs/bots.md). Misères and piccolo are searched throughout.
+SEARCH_CARDS = 11
 
 
 class ExpertBot:
@@ -60,7 +65,8 @@ class ExpertBot:
     name = "expert"
 
     def __init__(self, samples: int = SAMPLES, node_budget: int | None = None,
-                 world_nodes: int | None = None, min_worlds: int = MIN_WORLDS) -> None:
+                 world_nodes: int | None = None, min_worlds: int = MIN_WORLDS,
+                 search_cards: int = SEARCH_CARDS) -> None:
         self.heuristic = HeuristicBot()
         self.samples = samples
         python = IMPLEMENTATION == "python"
@@ -69,6 +75,7 @@ class ExpertBot:
         self.world_nodes = world_nodes if world_nodes is not None else (
             PYTHON_NODE_BUDGET if python else WORLD_NODES)
         self.min_worlds = min_worlds
+        self.search_cards = search_cards
 
     def decide(self, view: View, seed: str, budget_ms: float = 20.0) -> str:
         """One action of `view["legal"]` for `view["seat"]` (`budget_ms` is not used: limits are counts)."""
@@ -106,6 +113,8 @@ class ExpertBot:
         declarers = [int(s) for s in contract.get("declarers") or []]
         if not declarers or (len(declarers) > 1 and not contract.get("team")) or len(declarers) == 4:
             return None  # several misères played side by side: not a two-sided game
+        if int(contract.get("level") or 0) >= 2 and len(view["hand"]) > self.search_cards:
+            return None  # too early for a world of a trick contract to fit: the heuristic's card
         knowledge = Knowledge.from_view(view)
         cards = [action[5:] for action in view["legal"]]
         groups = equivalent_groups(knowledge, view, cards)
