@@ -47,12 +47,19 @@ def markdown(summaries: dict[str, Any]) -> str:
     for ruleset in RULESETS:
         for mode in ("2v2", "1v3"):
             s = summaries.get(f"{ruleset}-expert-heuristic-{mode}")
-            if not s:
+            if not s or not s["deals"]:  # no deal of the current code (every line older): nothing to show
                 continue
             t = s["decision_ms"].get("expert", {"cpu_p99": 0.0})
             lines.append(f"| {ruleset} | {mode} | {s['deals']} | {s['tables']} | "
                          f"{_ci(s['points_per_deal']['expert'])} | **{_ci(s['difference'])}** | "
                          f"{t['cpu_p99']:.0f} ms | {s['stale_deals']} |")
+    versus_v1 = [(ruleset, summaries[f"{ruleset}-expert-expertv1-2v2"]) for ruleset in RULESETS
+                 if summaries.get(f"{ruleset}-expert-expertv1-2v2", {}).get("deals")]
+    if versus_v1:
+        lines += ["", "| ruleset | deals (2v2) | expert - expert-v1 (95% CI) | deals of older code ignored |",
+                  "| --- | ---: | ---: | ---: |"]
+        lines += [f"| {ruleset} | {s['deals']} | **{_ci(s['difference'])}** | {s['stale_deals']} |"
+                  for ruleset, s in versus_v1]
     lines += ["", "| ruleset | deals (2v2) | expert - heuristic | oracle - heuristic (95% CI) "
               "| share of the gap closed |", "| --- | ---: | ---: | ---: | ---: |"]
     for ruleset in RULESETS:
@@ -64,7 +71,7 @@ def markdown(summaries: dict[str, Any]) -> str:
                          f"{_ci(oracle['difference'])}) | {100 * gap['share_closed']:.0f}% |")
     for ruleset in RULESETS:
         s = summaries.get(f"{ruleset}-expert-heuristic-2v2")
-        if not s:
+        if not s or not s["deals"]:
             continue
         lines += ["", f"`{ruleset}`, 2v2, contracts declared alone or by a team of two of the same bot "
                       f"(made / declared):", "", "| contract | expert | heuristic |", "| --- | ---: | ---: |"]
@@ -99,11 +106,17 @@ def main() -> int:
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    out = open(os.devnull, "w") if args.markdown else sys.stdout  # noqa: SIM115
+    with open(os.devnull, "w") as devnull:
+        return _report(args, devnull if args.markdown else sys.stdout)
+
+
+def _report(args: argparse.Namespace, out: Any) -> int:
+    """Print the reports of `args.directory` to `out` (the Markdown tables to stdout with --markdown)."""
     summaries: dict[str, Any] = {}
     runs: dict[tuple[str, str, str], list[DealResult]] = {}
     for path in sorted(Path(args.directory).glob("*.jsonl")):
-        first = path.open(encoding="utf-8").readline()
+        with path.open(encoding="utf-8") as lines:
+            first = lines.readline()
         if not first.strip():
             continue
         key = json.loads(first)["match"]
