@@ -271,6 +271,12 @@ class Cluster:
         for node in self.redis_replicas:
             wait_until(lambda node=node: node.info().get("master_link_status") == "up", timeout,
                        f"redis replica on {node.port} in step", node.process, node.log_path)
+        # The primary counts a replica only after its first acknowledgement (up to a second after the
+        # replica's link is up); until then, under min-replicas-to-write, it refuses every write.
+        primary = self.redis
+        assert primary is not None
+        wait_until(lambda: int(primary.info().get("min_slaves_good_slaves", 0)) >= 1, timeout,
+                   "the redis primary counts a replica as good", primary.process, primary.log_path)
         for sentinel in self.sentinels:
             sentinel.start(timeout)
         replicas, others = len(self.redis_replicas), len(self.sentinels) - 1

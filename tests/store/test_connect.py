@@ -118,6 +118,10 @@ class Topology:
         self.primary.start()
         self.replica.start()
         wait_until(lambda: self.replica.info().get("master_link_status") == "up", 60, "replica in step")
+        # The primary counts the replica only after its first acknowledgement (up to a second after the
+        # replica's link is up): until then every write is refused with NOREPLICAS.
+        wait_until(lambda: int(self.primary.info().get("min_slaves_good_slaves", 0)) >= 1, 60,
+                   "the primary counts the replica as good")
         self.sentinel.start()
         wait_until(lambda: self.sentinel.sees(1, 0), 60, "the sentinel sees the replica")
 
