@@ -32,6 +32,7 @@ class Member(Protocol):
 
     name: str
     wants_events: bool  # whether to push `events` messages (the `hello` option)
+    closing: bool  # the connection has closed or is closing: it enters no room any more
 
     def push(self, message: JSON) -> None:
         """Queue a message object for this connection (never blocks)."""

@@ -177,6 +177,12 @@ class Tables:
         self.members[member] = Membership(room, participant, token, claim)
 
         outcome = await room.admit(member, participant)
+        if member.closing:
+            # It closed while this move waited, and its `disconnect` may have found it in no room yet:
+            # kept, a dead connection would stay in the room for good (followed here for nobody).
+            self.members.pop(member, None)
+            await self._leave(member, room)
+            return
         if outcome is not None and outcome.events:
             log.info("player returned", extra={"fields": {"room": room.room_id, "events": outcome.events}})
         await self.chat.replay(room, member, participant)
@@ -186,7 +192,9 @@ class Tables:
         found = self.members.pop(member, None)
         if found is None:
             return
-        room = found.room
+        await self._leave(member, found.room)
+
+    async def _leave(self, member: Member, room: LiveRoom) -> None:
         await room.release(member)
         await self.shared.detach(room)
         self.registry.forget_if_idle(room)
@@ -196,8 +204,10 @@ class Tables:
         self.players.pop(member, None)
         self.lobby.subscribers.discard(member)
         self.chat.forget(member)
+        # A move to the rail under way (`to_spectator`) ends first, then the connection leaves.
+        async with self._moving.setdefault(member, asyncio.Lock()):
+            await self.depart(member)
         self._moving.pop(member, None)
-        await self.depart(member)
 
     def identify(self, member: Member, player: str | None) -> None:
         """The hashed player key a connection gave (`hello`; None: none): the seats it takes from now on

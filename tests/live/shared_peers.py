@@ -19,6 +19,7 @@ class Peer:
     def __init__(self, name: str) -> None:
         self.name = name
         self.wants_events = True
+        self.closing = False
         self.pushed: list[JSON] = []
 
     def push(self, message: JSON) -> None:

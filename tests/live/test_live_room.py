@@ -34,6 +34,7 @@ class Member:
 
     name = "Ann"
     wants_events = True
+    closing = False
 
     def __init__(self) -> None:
         self.pushed: list[JSON] = []

@@ -6,9 +6,12 @@ while a move is under way."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from shared_peers import Peer, eventually
 
+from server.coord import MemoryHub, memory_coordination
+from server.coord.fanout import MemoryFanout, MemoryFanoutHub
 from server.live import LiveRoom, Member, NewRoom, RoomListener, SessionSpan, Tables
 from server.live.change import CommittedChange
 from server.live.seat_claims import SeatClaims
@@ -117,3 +120,51 @@ async def test_a_connection_resuming_its_own_seat_keeps_it() -> None:
         assert all(message["you"]["seat"] == 0 for message in ann.pushed if message["type"] == "state")
     finally:
         await tables.close()
+
+
+class GatedFanout(MemoryFanout):
+    """A fan-out whose subscriptions wait at a gate once it is armed (a slow Redis SUBSCRIBE)."""
+
+    def __init__(self, process_id: str, hub: MemoryFanoutHub) -> None:
+        super().__init__(process_id, hub)
+        self.armed = False
+        self.waiting = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def _subscribe_channel(self, room_id: str) -> None:
+        if self.armed:
+            self.waiting.set()
+            await self.gate.wait()
+        await super()._subscribe_channel(room_id)
+
+
+async def test_a_connection_that_closes_while_it_moves_to_the_rail_leaves_the_room_for_good() -> None:
+    store, hub = MemoryStore(), MemoryHub()
+    fanout = GatedFanout("A", hub.fanout)
+    here = Tables(store, bot_delay=0.0, coordination=replace(memory_coordination("A", hub), fanout=fanout))
+    there = Tables(store, bot_delay=0.0, coordination=memory_coordination("B", hub))
+    try:
+        for tables in (here, there):
+            await tables.join_cluster()
+        ann = Peer("Ann")
+        room_id, token = await create(here, ann)
+        # The seat resumed in the other process: here hands the room over, and the move of Ann's
+        # connection to the rail follows the room again, which waits at the gate...
+        fanout.armed = True
+        await there.resume(Peer("Ann's phone"), room_id, token)
+        await asyncio.wait_for(fanout.waiting.wait(), timeout=20)
+        # ... while Ann's connection closes.
+        ann.closing = True
+        closed = asyncio.ensure_future(here.disconnect(ann))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        fanout.gate.set()
+        await asyncio.wait_for(closed, timeout=20)
+        await eventually(lambda: here.room_of(ann) is None, what="the closed connection in no room")
+        room = here.rooms.get(room_id)
+        assert room is None or ann not in room.members, "a closed connection stays in the room"
+        await eventually(lambda: not here.shared.following.follows(room_id),
+                         what="the room no longer followed where nobody is connected")
+    finally:
+        for tables in (here, there):
+            await tables.close()

@@ -21,6 +21,7 @@ class FakePeer:
     def __init__(self, name: str = "Ann") -> None:
         self.name = name
         self.wants_events = False
+        self.closing = False
         self.pushed: list[JSON] = []
 
     def push(self, message: JSON) -> None:
