@@ -27,7 +27,6 @@ from .connect import split_store_url as split_store_url  # callers of one Redis'
 from .keys import Keys
 from .redis_scripts import (
     PERSIST_SCRIPT,
-    RETAIN_ROOM_SCRIPT,
     RETAIN_SCRIPT,
     ROOM_KEY_SCRIPT,
     SAVE_SCRIPT,
@@ -77,8 +76,7 @@ class RedisStore(Store):
         self._save_sha = hashlib.sha1(SAVE_SCRIPT.encode()).hexdigest()
         # The rarer scripts (EVALSHA, loaded again by redis-py after a NOSCRIPT).
         self._room_key_script = self.redis.register_script(ROOM_KEY_SCRIPT)
-        self._retain_script = self.redis.register_script(RETAIN_ROOM_SCRIPT if self.clustered
-                                                         else RETAIN_SCRIPT)
+        self._retain_script = self.redis.register_script(RETAIN_SCRIPT)
         self._persist_script = self.redis.register_script(PERSIST_SCRIPT)
         self._saves = lean_pipeline(self.redis, SAVE_CONNECTIONS)
         self._cluster_saves = ClusterSaves(self._saves, self.keys, self.wait_replicas, self.wait_ms) \
@@ -285,7 +283,7 @@ class RedisStore(Store):
             keys = [*self.keys.room_keys(room_id), self.keys.rooms, self.keys.lobby, self.keys.room_owners]
             return bool(await self._retain_script(keys=keys, args=[room_id, session, expiry]))
         # A cluster: the room's slot first, then the indexes (each its own slot).
-        if not await self._retain_script(keys=self.keys.room_keys(room_id), args=[session, expiry]):
+        if not await self._retain_script(keys=self.keys.room_keys(room_id), args=[room_id, session, expiry]):
             return False
         if self._cluster_saves is not None:
             self._cluster_saves.forget(room_id)

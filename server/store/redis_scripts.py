@@ -77,8 +77,8 @@ return 1
 """
 
 
-# KEYS: room hash, room log, players hash, chat list, rooms set, lobby hash, owner book.
-# ARGV: room id, archived session number, expiry (ms).
+# KEYS: room hash, room log, players hash, chat list; then rooms set, lobby hash, owner book (absent on a
+# Redis Cluster: each in its own slot, done after). ARGV: room id, archived session number, expiry (ms).
 RETAIN_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return 0
@@ -87,21 +87,10 @@ redis.call('HSET', KEYS[1], 'archived', ARGV[2])
 for i = 1, 4 do
   redis.call('PEXPIRE', KEYS[i], ARGV[3])
 end
-redis.call('SREM', KEYS[5], ARGV[1])
-redis.call('HDEL', KEYS[6], ARGV[1])
-redis.call('HDEL', KEYS[7], ARGV[1])
-return 1
-"""
-
-# The room's part of `retain` on a Redis Cluster (the indexes follow). KEYS: room hash, room log,
-# players hash, chat list. ARGV: archived session number, expiry (ms).
-RETAIN_ROOM_SCRIPT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'archived', ARGV[1])
-for i = 1, 4 do
-  redis.call('PEXPIRE', KEYS[i], ARGV[2])
+if #KEYS > 4 then
+  redis.call('SREM', KEYS[5], ARGV[1])
+  redis.call('HDEL', KEYS[6], ARGV[1])
+  redis.call('HDEL', KEYS[7], ARGV[1])
 end
 return 1
 """
