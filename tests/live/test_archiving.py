@@ -148,7 +148,9 @@ async def clients() -> AsyncIterator[Callable[..., Awaitable[WhistClient]]]:
 
 
 async def play_session(client: WhistClient, deals: int = 1, **options: Any) -> str:
-    """A room with the client on seat 0 and bots elsewhere, played to the end of its session."""
+    """A room with the client on seat 0 and bots elsewhere, played to the end of its session: `deals`
+    deals (the whist target, 5 points by default, is one a side can reach in one deal: 11 tricks)."""
+    options.setdefault("house_rules", {"target": 7 * deals + 1})
     await client.create_room("whist", seat=0, bot="random", session={"deals": deals}, **options)
     await client.start()
     assert client.room_id is not None
