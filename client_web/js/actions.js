@@ -9,7 +9,7 @@ import { showError, report } from "./errors.js";
 import { toast } from "./news.js";
 import { dealMoment } from "./common.js";
 import { playerKey } from "./daily.js";
-import { receive } from "./pushes.js";
+import { deliver } from "./inbox.js";
 import { showStatus } from "./status.js";
 import * as update from "./store.js";
 
@@ -25,7 +25,7 @@ let serverKnown;
 const serverReady = new Promise((resolve) => { serverKnown = resolve; });
 
 /** The connection to the server; every new one says hello, then resumes the room shown (or lists rooms). */
-export const conn = new Connection({ onPush: receive, onStatus: showStatus, onOpen: greet, roomOf: () => state().roomId });
+export const conn = new Connection({ onPush: deliver, onStatus: showStatus, onOpen: greet, roomOf: () => state().roomId });
 
 /**
  * Send a request; resolves with its result, or with null once a refusal has been shown in words (a

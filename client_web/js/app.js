@@ -9,6 +9,7 @@ import { actions, conn } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
 import { archiveActions } from "./archive-actions.js";
 import { receive } from "./pushes.js";
+import { handlePushesWith } from "./inbox.js";
 import { reported, onReport } from "./errors.js";
 import { render, toggleSettings, chooseLanguage } from "./render.js";
 import * as store from "./store.js";
@@ -77,6 +78,7 @@ function init() {
   document.addEventListener("keydown", onKey);
   chooseLanguage(lang());
   store.subscribe(render);
+  handlePushesWith(receive);
   window.whistApp = debugHandle();
   render();
   conn.connect();

@@ -8,11 +8,10 @@ import { SUIT_SYMBOL, RED_SUITS, rankText } from "./calls.js";
 import { mySeat, seatName, contractTitle, signed, dailyScore, SUIT_ORDER } from "./common.js";
 import { legendList } from "./legend.js";
 import { dealResultsSection, practiceNote } from "./daily.js";
-import { rareSheet } from "./panel.js";
+import { backNotice, rareSheet } from "./panel.js";
 import { actions, conn } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
 import { dialogClosed, redrawn, summaryHidden, summaryToggled } from "./store.js";
-import { backNotice } from "./table.js";
 import { pauseClock } from "./clock.js";
 
 /** Draw the open dialogs; while one is open the table behind it is inert (Tab stays in the dialog). */

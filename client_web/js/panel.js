@@ -279,3 +279,13 @@ function boucheTrouPrompt(state, legal) {
       h("summary", { dataset: { key: "refuse" } }, t("prompt.bouche.refuse")),
       h("div", { class: "call-list" }, renderGroups(state, groupByVerb(others, context)))) : null);
 }
+
+/** The turn clock gave our seat to the bot: say so, and offer to take it back ("I'm back"). */
+export function backNotice() {
+  return h("div", { class: "back-notice", role: "status" },
+    h("p", {}, t("clock.takenover")),
+    // The bot's plays redraw the table several times a second: the press counts from the moment the
+    // finger (or mouse) goes down, so that a redraw between down and up cannot lose it.
+    h("button", { type: "button", class: "primary", dataset: { key: "im-back", autofocus: "" },
+      onpointerdown: () => actions.backToSeat(), onclick: () => actions.backToSeat() }, t("clock.back")));
+}

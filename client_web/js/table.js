@@ -8,7 +8,7 @@ import { cardFace, cardBack, suitBadge } from "./cards.js";
 import { callLogText, cardName, SUIT_SYMBOL } from "./calls.js";
 import { mySeat, position, seatInfo, seatName, isBot, contractTitle, signed, dailyScore, explained } from "./common.js";
 import { handArea, layoutHand } from "./hand.js";
-import { actionPanel, copyLinkButton } from "./panel.js";
+import { actionPanel, backNotice, copyLinkButton } from "./panel.js";
 import { renderModals } from "./dialogs.js";
 import { seatRects, handRects, flyIn, dealIn, sweepTo } from "./motion.js";
 import { playSound } from "./sound.js";
@@ -146,16 +146,6 @@ export function renderRoom(state, root, modalRoot) {
   renderModals(state, modalRoot);
   noteDoubling(state);
   animateChanges(state, root, fromSeats, fromHand, handShown);
-}
-
-/** The turn clock gave our seat to the bot: say so, and offer to take it back ("I'm back"). */
-export function backNotice() {
-  return h("div", { class: "back-notice", role: "status" },
-    h("p", {}, t("clock.takenover")),
-    // The bot's plays redraw the table several times a second: the press counts from the moment the
-    // finger (or mouse) goes down, so that a redraw between down and up cannot lose it.
-    h("button", { type: "button", class: "primary", dataset: { key: "im-back", autofocus: "" },
-      onpointerdown: () => actions.backToSeat(), onclick: () => actions.backToSeat() }, t("clock.back")));
 }
 
 // What the table has already animated or announced: the renderer's own memory, not the page's state.
