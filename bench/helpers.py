@@ -139,6 +139,7 @@ class CountingPeer:
     def __init__(self) -> None:
         self.name = "bench"
         self.wants_events = False
+        self.closing = False
         self.pushes = 0
 
     def push(self, message: dict[str, Any]) -> None:
