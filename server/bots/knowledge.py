@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import accumulate, combinations
 from typing import Any
 
 from server.rules import Deal, RulesError
@@ -238,14 +239,42 @@ def _feasible(remaining: Mapping[str, int], capacities: Sequence[int], holders: 
     return True
 
 
+_Checks = list[tuple[tuple[str, ...], list[int]]]  # sets of suits, each with the holders that may take one
+
+
+def _placement_checks(holders: Sequence[_Holder]) -> dict[tuple[int, str], _Checks]:
+    """Hall's condition, precomputed for one placement: (holder, suit of the card placed) -> the sets of
+    suits to check and the holders that may take one of them. Before a placement every set fits; the
+    card's suit needs one card less and the holder has one place less, so only the sets without that
+    suit whose holders include it can stop fitting."""
+    groups = [(group, [i for i, h in enumerate(holders) if h.allowed.intersection(group)])
+              for size in range(1, len(SUITS) + 1) for group in combinations(SUITS, size)]
+    return {(pick, suit): [(group, indices) for group, indices in groups
+                           if suit not in group and pick in indices]
+            for pick in range(len(holders)) for suit in SUITS}
+
+
 def _fits(remaining: Mapping[str, int], capacities: Sequence[int],
           groups: Sequence[tuple[tuple[str, ...], Sequence[int]]]) -> bool:
-    """`_feasible` with the holders of each set of suits precomputed (the same answer, faster)."""
+    """`_feasible` over the sets of suits `_placement_checks` names (the same answer, faster)."""
     for group, indices in groups:
-        need = sum(remaining[s] for s in group)
-        if need and need > sum(capacities[i] for i in indices):
-            return False
+        need = 0
+        for suit in group:
+            need += remaining[suit]
+        if need:
+            room = 0
+            for i in indices:
+                room += capacities[i]
+            if need > room:
+                return False
     return True
+
+
+def _weighted_index(weights: Sequence[int], uniform: float) -> int:
+    """The index `random.choices(range(n), weights)` draws with `uniform` as its random number (the
+    same arithmetic, so a seed draws the same deals as before): 0 <= uniform < 1, weights above 0."""
+    cumulative = list(accumulate(weights))
+    return bisect_right(cumulative, uniform * (cumulative[-1] + 0.0), 0, len(cumulative) - 1)
 
 
 @dataclass(frozen=True)
@@ -284,11 +313,10 @@ def sample_hidden_hands(knowledge: Knowledge, seed: str, count: int = 1) -> list
     rng = random.Random(int.from_bytes(digest[:8], "big"))
     deals = []
     pinned = dict(knowledge.pinned)
-    # Hall's condition, precomputed: per set of suits, the holders that may take one of them. With no
-    # void anywhere every placement stays feasible (the room always equals the cards left).
+    # With no void anywhere every placement stays feasible (the room always equals the cards left).
     unconstrained = all(len(h.allowed) == len(SUITS) for h in holders)
-    groups = [(group, [i for i, h in enumerate(holders) if h.allowed.intersection(group)])
-              for size in range(1, len(SUITS) + 1) for group in combinations(SUITS, size)]
+    checks = {} if unconstrained else _placement_checks(holders)
+    random_number = rng.random
     for _ in range(count):
         order = list(unseen)
         rng.shuffle(order)
@@ -302,10 +330,9 @@ def sample_hidden_hands(knowledge: Knowledge, seed: str, count: int = 1) -> list
                           and (card not in pinned or h.seat == pinned[card])]
             # Try holders in a random order weighted by free room; keep the first that stays feasible.
             while candidates:
-                weights = [capacities[i] for i in candidates]
-                pick = rng.choices(candidates, weights)[0]
+                pick = candidates[_weighted_index([capacities[i] for i in candidates], random_number())]
                 capacities[pick] -= 1
-                if unconstrained or _fits(remaining, capacities, groups):
+                if unconstrained or _fits(remaining, capacities, checks[pick, card[1]]):
                     placed[pick].append(card)
                     break
                 capacities[pick] += 1
