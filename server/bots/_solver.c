@@ -32,6 +32,16 @@
 
 typedef uint64_t u64;
 
+#ifdef SOLVER_STATS
+static struct {
+    long long lead_nodes[14], probes[14], found[14], decided[14], shapes_tried[14], stores[14];
+    long long second_cut, second_cut_nt, cut_at[4][8], trick_nodes[4], all_nodes[4], moves_all[4], qt_cut[14], trump_cut[14], searched[14], iterations, mtd_nodes[20];
+} ST;
+#define STAT(x) (x)
+#else
+#define STAT(x) ((void)0)
+#endif
+
 #define SUIT_OF(bit) ((bit) / 13)
 #define RANK_OF(bit) ((bit) % 13)
 #ifndef TABLE_START_BITS
@@ -453,6 +463,28 @@ static int Solver_init(SolverObject *s, PyObject *args, PyObject *kwargs) {
 }
 
 static void Solver_dealloc(SolverObject *s) {
+#ifdef SOLVER_STATS
+    if (getenv("SOLVER_STATS")) {
+        fprintf(stderr, "rem  lead_nodes probes found decided shapes/probe stores qt_cut trump_cut searched\n");
+        for (int r = 0; r < 14; r++)
+            if (ST.lead_nodes[r])
+                fprintf(stderr, "%2d %10lld %9lld %9lld %9lld %6.2f %9lld %9lld %9lld %9lld\n", r, ST.lead_nodes[r],
+                        ST.probes[r], ST.found[r], ST.decided[r],
+                        ST.probes[r] ? (double)ST.shapes_tried[r] / ST.probes[r] : 0.0, ST.stores[r], ST.qt_cut[r],
+                        ST.trump_cut[r], ST.searched[r]);
+        for (int p = 0; p < 4; p++) {
+            fprintf(stderr, "pos %d: nodes %lld all-nodes %lld (moves %.2f) cut at:", p, ST.trick_nodes[p], ST.all_nodes[p], ST.all_nodes[p] ? (double)ST.moves_all[p] / ST.all_nodes[p] : 0.0);
+            for (int i = 0; i < 8; i++) fprintf(stderr, " %lld", ST.cut_at[p][i]);
+            fprintf(stderr, "\n");
+        }
+        fprintf(stderr, "second-hand cuts %lld nt %lld\n", ST.second_cut, ST.second_cut_nt);
+        fprintf(stderr, "table bits %zu entries %zu shapes %zu\n", s->table_bits, s->count, s->shape_count);
+        fprintf(stderr, "iterations %lld:", ST.iterations);
+        for (int i = 0; i < 20; i++) if (ST.mtd_nodes[i]) fprintf(stderr, " %lld", ST.mtd_nodes[i]);
+        fprintf(stderr, "\n");
+        memset(&ST, 0, sizeof ST);
+    }
+#endif
     free(s->table);
     free(s->shapes);
     Py_TYPE(s)->tp_free((PyObject *)s);
