@@ -35,7 +35,7 @@ typedef uint64_t u64;
 #ifdef SOLVER_STATS
 static struct {
     long long lead_nodes[14], probes[14], found[14], decided[14], shapes_tried[14], stores[14];
-    long long second_cut, second_cut_nt, cut_at[4][8], trick_nodes[4], all_nodes[4], moves_all[4], qt_cut[14], trump_cut[14], searched[14], iterations, mtd_nodes[20];
+    long long late_cut[4], second_cut, second_cut_nt, cut_at[4][8], trick_nodes[4], all_nodes[4], moves_all[4], qt_cut[14], trump_cut[14], searched[14], iterations, mtd_nodes[20];
 } ST;
 #define STAT(x) (x)
 #else
@@ -477,7 +477,7 @@ static void Solver_dealloc(SolverObject *s) {
             for (int i = 0; i < 8; i++) fprintf(stderr, " %lld", ST.cut_at[p][i]);
             fprintf(stderr, "\n");
         }
-        fprintf(stderr, "second-hand cuts %lld nt %lld\n", ST.second_cut, ST.second_cut_nt);
+        fprintf(stderr, "second-hand cuts %lld nt %lld third %lld fourth %lld\n", ST.second_cut, ST.second_cut_nt, ST.late_cut[2], ST.late_cut[3]);
         fprintf(stderr, "table bits %zu entries %zu shapes %zu\n", s->table_bits, s->count, s->shape_count);
         fprintf(stderr, "iterations %lld:", ST.iterations);
         for (int i = 0; i < 20; i++) if (ST.mtd_nodes[i]) fprintf(stderr, " %lld", ST.mtd_nodes[i]);

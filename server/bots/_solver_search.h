@@ -713,6 +713,8 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int remaining = V(popcount)(s->hands[s->leader]);
     *rel = 0;
     if (remaining == 0) return 0;
+    if (beta <= 0) return 0; /* the window is decided whatever the tricks left: on no rank */
+    if (alpha >= remaining) return remaining;
     if (remaining == 1) return V(last_trick)(s, rel);
     Key key;
     V(make_key)(s, (unsigned)s->leader, &key);
@@ -858,6 +860,36 @@ static int V(second_hand_wins)(const SolverObject *s, int seat, u64 *rel) {
     return 1;
 }
 
+/* The second seat of a trick whose side takes it with `top` (held by the second or fourth seat): the tricks
+ * the holder then surely cashes on lead, its cards above every other hand's, the top gone; outside trumps
+ * no more than any other hand holding trumps can follow, counted after this trick (a seat still to play
+ * follows the led suit, or may have thrown a card of any suit). `count` and `rel` per suit as cashable's. */
+static int V(cash_after_trick)(const SolverObject *s, int seat, int top, int *count, u64 *rel) {
+    int hh = (s->hands[seat] >> top) & 1 ? seat : (seat + 2) & 3;
+    int led = SUIT_OF(s->played[0]);
+    u64 others = 0;
+    for (int j = 0; j < 4; j++)
+        if (j != hh) others |= s->hands[j];
+    int total = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        u64 own = s->hands[hh] & SUIT_MASK[suit] & ~(1ULL << top);
+        u64 theirs = others & SUIT_MASK[suit];
+        int winners = theirs ? V(popcount)(own >> (V(high_bit)(theirs) + 1)) : V(popcount)(own);
+        if (s->trump >= 0 && suit != s->trump && winners)
+            for (int j = 0; j < 4; j++) {
+                if (j == hh || !(s->hands[j] & SUIT_MASK[s->trump])) continue;
+                int follow = V(popcount)(s->hands[j] & SUIT_MASK[suit]);
+                if (j != s->leader) /* still to play in this trick */
+                    follow -= (s->hands[j] & SUIT_MASK[led]) ? suit == led : 1;
+                if (follow < winners) winners = follow > 0 ? follow : 0;
+            }
+        count[suit] = winners;
+        rel[suit] = theirs && winners ? V(top_n)(own, winners) : 0;
+        total += winners;
+    }
+    return total;
+}
+
 static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (++s->nodes > s->node_limit) {
         s->aborted = 1;
@@ -871,29 +903,21 @@ static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
         int remaining = V(popcount)(s->hands[seat]);
         int need = a_side ? beta : remaining - alpha; /* the side's tricks that decide the window */
         u64 won_rel;
-        if ((need <= 1 || (s->trump < 0 && need <= remaining)) && V(second_hand_wins)(s, seat, &won_rel)) {
+        if (V(second_hand_wins)(s, seat, &won_rel)) {
             if (need <= 1) {
                 STAT(ST.second_cut++);
                 *rel = won_rel;
                 return a_side ? 1 : remaining - 1;
             }
-            /* No trumps: the winner of this trick then leads its cards above every other hand's. */
-            int top = V(low_bit)(won_rel);
-            int hh = (s->hands[seat] >> top) & 1 ? seat : (seat + 2) & 3;
-            int count[4];
-            u64 rels[4];
-            int sure = 1 + V(cashable)(s, hh, count, rels);
-            u64 others = 0;
-            for (int j = 0; j < 4; j++)
-                if (j != hh) others |= s->hands[j];
-            if (!(others & SUIT_MASK[SUIT_OF(top)] & ~((2ULL << top) - 1))) { /* the top was counted */
-                count[SUIT_OF(top)]--;
-                sure--;
-            }
-            if (sure >= need) {
-                STAT(ST.second_cut_nt++);
-                *rel = won_rel | V(needed_rel)(count, rels, need - 1);
-                return a_side ? sure : remaining - sure;
+            if (won_rel) { /* won by a top card: its holder then leads */
+                int count[4];
+                u64 rels[4];
+                int sure = 1 + V(cash_after_trick)(s, seat, V(low_bit)(won_rel), count, rels);
+                if (sure >= need) {
+                    STAT(ST.second_cut_nt++);
+                    *rel = won_rel | V(needed_rel)(count, rels, need - 1);
+                    return a_side ? sure : remaining - sure;
+                }
             }
         }
     }
@@ -906,6 +930,9 @@ static int V(exact_value)(SolverObject *s) {
     int seat = (s->leader + s->nplayed) & 3;
     int low = 0, high = V(popcount)(s->hands[seat]);
     int guess = (low + high + 1) / 2;
+#ifdef SOLVER_STATS
+    if (getenv("SOLVER_GUESS")) guess = atoi(getenv("SOLVER_GUESS"));
+#endif
     int iteration = 0;
     (void)iteration;
     while (low < high && !s->aborted) {
