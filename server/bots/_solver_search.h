@@ -468,6 +468,16 @@ static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
         if (!own) continue;
         u64 theirs = others & SUIT_MASK[suit];
         int winners = theirs ? V(popcount)(own >> (V(high_bit)(theirs) + 1)) : V(popcount)(own);
+        if (winners && theirs) { /* the others' cards all fall under the winners: the small cards run too */
+            int longest = 0;
+            for (int seat = 0; seat < 4; seat++)
+                if (seat != lead && V(popcount)(s->hands[seat] & SUIT_MASK[suit]) > longest)
+                    longest = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
+            if (longest <= winners) {
+                rel[suit] = V(top_n)(own, winners);
+                winners = V(popcount)(own);
+            }
+        }
         if (s->trump >= 0 && suit != s->trump)
             for (int seat = 0; seat < 4; seat++)
                 if (holds_trump[seat]) {
@@ -475,7 +485,7 @@ static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
                     if (follow < winners) winners = follow;
                 }
         count[suit] = winners;
-        if (theirs && winners) rel[suit] = V(top_n)(own, winners);
+        if (theirs && winners && !rel[suit]) rel[suit] = V(top_n)(own, winners);
         total += winners;
     }
     return total;
