@@ -56,6 +56,15 @@ static struct {
 #ifndef TABLE_FROM
 #define TABLE_FROM 2 /* positions of at most this many tricks are searched, not looked up */
 #endif
+#ifndef LEAD_CLS_W
+#define LEAD_CLS_W 10 /* a lead's class against its preference (ranks) */
+#endif
+#ifndef LEAD_OPP_W
+#define LEAD_OPP_W 8 /* against the other side's cards in the led suit */
+#endif
+#ifndef LEAD_VOID
+#define LEAD_VOID(tricks) ((tricks) + 1)
+#endif
 #ifndef SHAPES
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
 #endif

@@ -418,8 +418,21 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
     V(LeadContext) context;
     u64 beatable[2] = {0, 0};
-    if (!s->nplayed) V(lead_context)(s, seat, &context);
-    else V(beatable)(s, SUIT_OF(s->played[0]), seat, beatable);
+    int opp_cards[4] = {0, 0, 0, 0}; /* per suit, the other side's choices when it is led (a void: many) */
+    if (!s->nplayed) {
+        V(lead_context)(s, seat, &context);
+        if (LEAD_OPP_W) {
+            int tricks = V(popcount)(s->hands[seat]);
+            for (int j = 0; j < 4; j++) {
+                if (V(in_a)(s, j) == V(in_a)(s, seat)) continue;
+                for (int suit = 0; suit < 4; suit++) {
+                    int len = V(popcount)(s->hands[j] & SUIT_MASK[suit]);
+                    opp_cards[suit] += len ? len : LEAD_VOID(tricks);
+                }
+            }
+        }
+    } else
+        V(beatable)(s, SUIT_OF(s->played[0]), seat, beatable);
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         int cls, pref;
@@ -427,8 +440,13 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
             score[i] = (int64_t)1 << 50;
             continue;
         }
-        if (!s->nplayed) V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
-        else V(follow_score)(s, beatable, seat, m, best, best_seat, own_tricks, &cls, &pref);
+        if (!s->nplayed) {
+            V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
+            score[i] = ((int64_t)(cls * LEAD_CLS_W + pref - LEAD_OPP_W * opp_cards[SUIT_OF(m)]) << 24)
+                       + V(history_of)(s, seat, m);
+            continue;
+        }
+        V(follow_score)(s, beatable, seat, m, best, best_seat, own_tricks, &cls, &pref);
         score[i] = ((int64_t)cls << 40) + ((int64_t)pref << 24) + V(history_of)(s, seat, m);
     }
     for (int i = 1; i < n; i++) {
