@@ -65,6 +65,12 @@ static struct {
 #ifndef LEAD_VOID
 #define LEAD_VOID(tricks) ((tricks) + 1)
 #endif
+#ifndef LEAD_TO_TENACE
+#define LEAD_TO_TENACE 20 /* for a lead towards the partner's second best card over the top card */
+#endif
+#ifndef LEAD_NEXT_ROUND
+#define LEAD_NEXT_ROUND 20 /* for a suit whose second and third best cards the partner holds */
+#endif
 #ifndef SHAPES
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
 #endif

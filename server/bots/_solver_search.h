@@ -419,6 +419,32 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
     V(LeadContext) context;
     u64 beatable[2] = {0, 0};
     int opp_cards[4] = {0, 0, 0, 0}; /* per suit, the other side's choices when it is led (a void: many) */
+    int suit_bonus[4] = {0, 0, 0, 0};
+    if (!s->nplayed && own_tricks) {
+        /* Two against two, a suit whose top card the other side holds: a lead towards the partner's second
+         * best card sitting over its holder, and a suit whose second and third best cards the partner holds
+         * (its next round is the side's), first (as DDS). */
+        int lho = (seat + 1) & 3, partner = (seat + 2) & 3, rho = (seat + 3) & 3;
+        int side = V(in_a)(s, seat);
+        if (V(in_a)(s, partner) == side && V(in_a)(s, lho) != side && V(in_a)(s, rho) != side) {
+            u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+            for (int suit = 0; suit < 4; suit++) {
+                u64 out = all & SUIT_MASK[suit];
+                if (!(s->hands[seat] & out)) continue;
+                int top = V(high_bit)(out);
+                if (((s->hands[seat] | s->hands[partner]) >> top) & 1) continue;
+                u64 rest = out & ~(1ULL << top);
+                if (!rest) continue;
+                int second = V(high_bit)(rest);
+                rest &= ~(1ULL << second);
+                int third = rest ? V(high_bit)(rest) : -1;
+                if (!((s->hands[partner] >> second) & 1)) continue;
+                if ((s->hands[lho] >> top) & 1 && V(popcount)(s->hands[partner] & out) != 1)
+                    suit_bonus[suit] += LEAD_TO_TENACE;
+                if (third >= 0 && (s->hands[partner] >> third) & 1) suit_bonus[suit] += LEAD_NEXT_ROUND;
+            }
+        }
+    }
     if (!s->nplayed) {
         V(lead_context)(s, seat, &context);
         if (LEAD_OPP_W) {
@@ -442,7 +468,8 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
         }
         if (!s->nplayed) {
             V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
-            score[i] = ((int64_t)(cls * LEAD_CLS_W + pref - LEAD_OPP_W * opp_cards[SUIT_OF(m)]) << 24)
+            score[i] = ((int64_t)(cls * LEAD_CLS_W + pref - LEAD_OPP_W * opp_cards[SUIT_OF(m)]
+                                  + suit_bonus[SUIT_OF(m)]) << 24)
                        + V(history_of)(s, seat, m);
             continue;
         }
