@@ -71,6 +71,9 @@ static struct {
 #ifndef LEAD_NEXT_ROUND
 #define LEAD_NEXT_ROUND 20 /* for a suit whose second and third best cards the partner holds */
 #endif
+#ifndef LEAD_FRIEND_RUFF
+#define LEAD_FRIEND_RUFF 25 /* for a suit a partner can ruff */
+#endif
 #ifndef SHAPES
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
 #endif

@@ -411,7 +411,10 @@ static inline void V(follow_score)(const SolverObject *s, const u64 *beatable, i
 }
 
 /* Sort the moves, the likeliest best first (a good order makes alpha-beta cut early): the table's move,
- * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs. */
+ * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs.
+ * A lead's class and preference are weighed against the size of the search it opens (as Haglund's DDS):
+ * the other side's cards in the suit (a void seat may throw any card), less a few bonuses of suits that
+ * suit a partnership (towards the partner's tenace, the partner's next round, the partner's ruff). */
 static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, int best, int best_seat, int first) {
     if (n < 2) return;
     int64_t score[13];
@@ -468,8 +471,9 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
         }
         if (!s->nplayed) {
             V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
-            score[i] = ((int64_t)(cls * LEAD_CLS_W + pref - LEAD_OPP_W * opp_cards[SUIT_OF(m)]
-                                  + suit_bonus[SUIT_OF(m)]) << 24)
+            int bonus = suit_bonus[SUIT_OF(m)]
+                        + (own_tricks && (context.friend_ruff >> SUIT_OF(m)) & 1 ? LEAD_FRIEND_RUFF : 0);
+            score[i] = ((int64_t)(cls * LEAD_CLS_W + pref - LEAD_OPP_W * opp_cards[SUIT_OF(m)] + bonus) << 24)
                        + V(history_of)(s, seat, m);
             continue;
         }
