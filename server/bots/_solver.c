@@ -74,6 +74,9 @@ static struct {
 #ifndef LEAD_FRIEND_RUFF
 #define LEAD_FRIEND_RUFF 25 /* for a suit a partner can ruff */
 #endif
+#ifndef PARTNER_COVERS
+#define PARTNER_COVERS 1 /* the second seat follows low where its partner (the fourth) covers the trick */
+#endif
 #ifndef SHAPES
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
 #endif

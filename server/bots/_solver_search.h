@@ -419,7 +419,7 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
     if (n < 2) return;
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
-    V(LeadContext) context;
+    V(LeadContext) context = {0, 0, 0, 0};
     u64 beatable[2] = {0, 0};
     int opp_cards[4] = {0, 0, 0, 0}; /* per suit, the other side's choices when it is led (a void: many) */
     int suit_bonus[4] = {0, 0, 0, 0};
@@ -462,6 +462,16 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
         }
     } else
         V(beatable)(s, SUIT_OF(s->played[0]), seat, beatable);
+    int partner_covers = 0; /* second seat: the fourth, its partner, beats the led card and the third's cards */
+    if (PARTNER_COVERS && s->nplayed == 1 && own_tricks) {
+        int third = (seat + 1) & 3, fourth = (seat + 2) & 3;
+        u64 led = SUIT_MASK[SUIT_OF(s->played[0])];
+        u64 theirs = s->hands[third] & led, ours = s->hands[fourth] & led;
+        if (V(in_a)(s, fourth) == V(in_a)(s, seat) && V(wants_a)(s, fourth) == V(in_a)(s, fourth) && ours
+            && V(high_bit)(ours) > s->played[0] && (!theirs || V(high_bit)(ours) > V(high_bit)(theirs))
+            && (theirs || s->trump < 0 || led == SUIT_MASK[s->trump] || !(s->hands[third] & SUIT_MASK[s->trump])))
+            partner_covers = 1;
+    }
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         int cls, pref;
@@ -478,6 +488,10 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
             continue;
         }
         V(follow_score)(s, beatable, seat, m, best, best_seat, own_tricks, &cls, &pref);
+        if (partner_covers && SUIT_OF(m) == SUIT_OF(s->played[0])) {
+            cls = 2;
+            pref = 13 - RANK_OF(m);
+        }
         score[i] = ((int64_t)cls << 40) + ((int64_t)pref << 24) + V(history_of)(s, seat, m);
     }
     for (int i = 1; i < n; i++) {
