@@ -77,6 +77,12 @@ static struct {
 #ifndef PARTNER_COVERS
 #define PARTNER_COVERS 1 /* the second seat follows low where its partner (the fourth) covers the trick */
 #endif
+#ifndef LEAD_KILLER_TRUMPS /* for the last lead that cut at as many tricks left (with trumps, without) */
+#define LEAD_KILLER_TRUMPS 20
+#endif
+#ifndef LEAD_KILLER_NO_TRUMP
+#define LEAD_KILLER_NO_TRUMP 50
+#endif
 #ifndef SHAPES
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
 #endif
@@ -137,6 +143,7 @@ typedef struct {
     int played[4];
     int nplayed;
     uint32_t history[4][52];
+    int8_t killer[14][4]; /* per tricks left and seat, the last lead that cut (-1: none) */
 } SolverObject;
 
 /* ------------------------------------------------------------------ transposition table */
@@ -480,6 +487,7 @@ static int Solver_init(SolverObject *s, PyObject *args, PyObject *kwargs) {
     s->count = 0;
     s->shape_count = 0;
     memset(s->history, 0, sizeof s->history);
+    memset(s->killer, -1, sizeof s->killer);
     return 0;
 }
 

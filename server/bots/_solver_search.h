@@ -482,7 +482,9 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
         if (!s->nplayed) {
             V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
             int bonus = suit_bonus[SUIT_OF(m)]
-                        + (own_tricks && (context.friend_ruff >> SUIT_OF(m)) & 1 ? LEAD_FRIEND_RUFF : 0);
+                        + (own_tricks && (context.friend_ruff >> SUIT_OF(m)) & 1 ? LEAD_FRIEND_RUFF : 0)
+                        + (m == s->killer[V(popcount)(s->hands[seat])][seat]
+                               ? s->trump >= 0 ? LEAD_KILLER_TRUMPS : LEAD_KILLER_NO_TRUMP : 0);
             score[i] = ((int64_t)(cls * LEAD_CLS_W + pref - LEAD_OPP_W * opp_cards[SUIT_OF(m)] + bonus) << 24)
                        + V(history_of)(s, seat, m);
             continue;
@@ -750,6 +752,7 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
             STAT(ST.cut_at[s->nplayed][searched_count < 7 ? searched_count : 7]++);
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
+            if (!s->nplayed) s->killer[tricks][seat] = (int8_t)moves[i];
             all_rel = child_rel;
             break;
         }
