@@ -14,9 +14,12 @@
  *   group, in the same suit) gets the same bound and is not searched;
  * - the exact value found by null-window tests (is the value at least k?) sharing that table, MTD(f)-style;
  * - quick tricks: the winners the leader's side can cash before anyone can ruff, and each hand's trumps
- *   above all of the other side's, bound the value at once;
- * - move ordering: the table's best lead first, then cheap winners for a side that wants the trick (high
- *   losers for one that does not), then the history of cut-offs;
+ *   above all of the other side's, bound the value at once; so does a trick the second seat's side surely
+ *   takes (with the cards its winner then cashes);
+ * - move ordering: the table's best lead first; leads weighed by their class (cashing, towards a partner's
+ *   winner or ruff, ...) against the size of the search they open (the other side's cards in the suit, as
+ *   Haglund's DDS), the last lead that cut at as many tricks left earlier; follows by cheap winners for a
+ *   side that wants the trick (high losers for one that does not); then the history of cut-offs;
  * - equivalent cards merged exactly as solver.py does (the lowest of a group stands for it), so that both
  *   solvers search the same game.
  *
@@ -32,16 +35,6 @@
 
 typedef uint64_t u64;
 
-#ifdef SOLVER_STATS
-static struct {
-    long long lead_nodes[14], probes[14], found[14], decided[14], shapes_tried[14], stores[14];
-    long long late_cut[4], second_cut, second_cut_nt, cut_at[4][8], trick_nodes[4], all_nodes[4], moves_all[4], qt_cut[14], trump_cut[14], searched[14], iterations, mtd_nodes[20];
-} ST;
-#define STAT(x) (x)
-#else
-#define STAT(x) ((void)0)
-#endif
-
 #define SUIT_OF(bit) ((bit) / 13)
 #define RANK_OF(bit) ((bit) % 13)
 #ifndef TABLE_START_BITS
@@ -56,6 +49,8 @@ static struct {
 #ifndef TABLE_FROM
 #define TABLE_FROM 2 /* positions of at most this many tricks are searched, not looked up */
 #endif
+/* Move ordering weights, in ranks (a lead's preference within its class is about one point a rank): tuned
+ * on the positions of whole deals (bench/solver.py's), checked on other deals. */
 #ifndef LEAD_CLS_W
 #define LEAD_CLS_W 10 /* a lead's class against its preference (ranks) */
 #endif
@@ -492,28 +487,6 @@ static int Solver_init(SolverObject *s, PyObject *args, PyObject *kwargs) {
 }
 
 static void Solver_dealloc(SolverObject *s) {
-#ifdef SOLVER_STATS
-    if (getenv("SOLVER_STATS")) {
-        fprintf(stderr, "rem  lead_nodes probes found decided shapes/probe stores qt_cut trump_cut searched\n");
-        for (int r = 0; r < 14; r++)
-            if (ST.lead_nodes[r])
-                fprintf(stderr, "%2d %10lld %9lld %9lld %9lld %6.2f %9lld %9lld %9lld %9lld\n", r, ST.lead_nodes[r],
-                        ST.probes[r], ST.found[r], ST.decided[r],
-                        ST.probes[r] ? (double)ST.shapes_tried[r] / ST.probes[r] : 0.0, ST.stores[r], ST.qt_cut[r],
-                        ST.trump_cut[r], ST.searched[r]);
-        for (int p = 0; p < 4; p++) {
-            fprintf(stderr, "pos %d: nodes %lld all-nodes %lld (moves %.2f) cut at:", p, ST.trick_nodes[p], ST.all_nodes[p], ST.all_nodes[p] ? (double)ST.moves_all[p] / ST.all_nodes[p] : 0.0);
-            for (int i = 0; i < 8; i++) fprintf(stderr, " %lld", ST.cut_at[p][i]);
-            fprintf(stderr, "\n");
-        }
-        fprintf(stderr, "second-hand cuts %lld nt %lld third %lld fourth %lld\n", ST.second_cut, ST.second_cut_nt, ST.late_cut[2], ST.late_cut[3]);
-        fprintf(stderr, "table bits %zu entries %zu shapes %zu\n", s->table_bits, s->count, s->shape_count);
-        fprintf(stderr, "iterations %lld:", ST.iterations);
-        for (int i = 0; i < 20; i++) if (ST.mtd_nodes[i]) fprintf(stderr, " %lld", ST.mtd_nodes[i]);
-        fprintf(stderr, "\n");
-        memset(&ST, 0, sizeof ST);
-    }
-#endif
     free(s->table);
     free(s->shapes);
     Py_TYPE(s)->tp_free((PyObject *)s);

@@ -84,7 +84,6 @@ static int V(table_probe)(const SolverObject *s, const Key *k, int alpha, int be
     uint32_t patterns[SHAPES][4];
     int found = 0, ready = 0;
     for (int d = 0; d < sh->count; d++) {
-        STAT(ST.shapes_tried[0]++); /* the probe's shapes, added to its row by search_lead */
         while (ready < sh->count && ready < d + 4) { /* a few buckets ahead, fetched while these are read */
             V(pattern_of)(k, sh->depths[ready], patterns[ready]);
             buckets[ready] =
@@ -718,14 +717,10 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     int pick = n ? moves[0] : -1;
     u64 all_rel = 0;
     int covered[4] = {-1, -1, -1, -1}; /* per suit: moves whose whole group lies below are settled */
-    int searched_count = 0;
-    (void)searched_count;
-    STAT(ST.trick_nodes[s->nplayed]++);
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         if (covered[SUIT_OF(m)] > m && V(group_top)(s, seat, m, live) < covered[SUIT_OF(m)]) continue;
         u64 child_rel;
-        STAT(searched_count++);
         int child = V(play_and_search)(s, seat, m, best, best_seat, alpha, beta, &child_rel);
         if (s->aborted) return 0;
         child_rel = V(group_rel)(s, seat, m, live, child_rel);
@@ -749,7 +744,6 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
             if (value < beta) beta = value;
         }
         if (alpha >= beta) {
-            STAT(ST.cut_at[s->nplayed][searched_count < 7 ? searched_count : 7]++);
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
             if (!s->nplayed) s->killer[tricks][seat] = (int8_t)moves[i];
@@ -760,8 +754,6 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
     }
     if (chosen) *chosen = pick;
     *rel = all_rel;
-    STAT(ST.all_nodes[s->nplayed] += (alpha < beta));
-    STAT(ST.moves_all[s->nplayed] += (alpha < beta) ? searched_count : 0);
     return value;
 }
 
@@ -798,12 +790,7 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
     Probe probe;
     int keyed = remaining > TABLE_FROM;
-    STAT(ST.lead_nodes[remaining]++);
-    STAT(ST.probes[remaining] += keyed);
-    STAT(ST.shapes_tried[remaining] += keyed ? ST.shapes_tried[0] : 0);
-    STAT(ST.shapes_tried[0] = 0);
     if (keyed && V(table_probe)(s, &key, alpha, beta, &probe)) {
-        STAT(ST.found[remaining]++);
         if (probe.low > low) {
             low = probe.low;
             low_rel = V(top_cards)(s, probe.low_depth);
@@ -816,12 +803,10 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     }
     int first = V(lead_from_code)(s, code);
     if (low >= beta || low == high) {
-        STAT(ST.decided[remaining]++);
         *rel = low == high ? low_rel | high_rel : low_rel;
         return low;
     }
     if (high <= alpha) {
-        STAT(ST.decided[remaining]++);
         *rel = high_rel;
         return high;
     }
@@ -838,7 +823,6 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
             high = remaining - sure;
             high_rel = sure_rel;
         }
-        STAT(ST.qt_cut[remaining] += low >= beta || low >= high || high <= alpha);
     }
     if (s->trump >= 0) {
         /* A trump above every trump of the other side wins the trick it is played in for its side
@@ -868,16 +852,13 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         }
     }
     if (low >= beta || low >= high) {
-        STAT(ST.trump_cut[remaining]++);
         *rel = low >= high ? low_rel | high_rel : low_rel;
         return low;
     }
     if (high <= alpha) {
-        STAT(ST.trump_cut[remaining]++);
         *rel = high_rel;
         return high;
     }
-    STAT(ST.searched[remaining]++);
     int alpha0 = alpha > low ? alpha : low;
     int beta0 = beta < high ? beta : high;
     int chosen = -1;
@@ -901,7 +882,6 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     } else {
         found_low = found_high = result;
     }
-    STAT(ST.stores[remaining] += keyed);
     if (keyed)
         V(table_store)(s, &key, V(depths_of)(s, found_rel, &key), found_low, found_high,
                     chosen >= 0 ? V(lead_code)(s, chosen) : code);
@@ -981,7 +961,6 @@ static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
         u64 won_rel;
         if (V(second_hand_wins)(s, seat, &won_rel)) {
             if (need <= 1) {
-                STAT(ST.second_cut++);
                 *rel = won_rel;
                 return a_side ? 1 : remaining - 1;
             }
@@ -990,7 +969,6 @@ static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
                 u64 rels[4];
                 int sure = 1 + V(cash_after_trick)(s, seat, V(low_bit)(won_rel), count, rels);
                 if (sure >= need) {
-                    STAT(ST.second_cut_nt++);
                     *rel = won_rel | V(needed_rel)(count, rels, need - 1);
                     return a_side ? sure : remaining - sure;
                 }
@@ -1006,24 +984,11 @@ static int V(exact_value)(SolverObject *s) {
     int seat = (s->leader + s->nplayed) & 3;
     int low = 0, high = V(popcount)(s->hands[seat]);
     int guess = (low + high + 1) / 2;
-#ifdef SOLVER_STATS
-    if (getenv("SOLVER_GUESS")) guess = atoi(getenv("SOLVER_GUESS"));
-#endif
-    int iteration = 0;
-    (void)iteration;
     while (low < high && !s->aborted) {
         if (guess <= low) guess = low + 1;
         if (guess > high) guess = high;
         u64 rel;
-        long long before = s->nodes;
-        (void)before;
         int v = V(search)(s, guess - 1, guess, &rel);
-        STAT(ST.mtd_nodes[iteration < 19 ? iteration : 19] += s->nodes - before);
-        STAT(ST.iterations++);
-#ifdef SOLVER_STATS
-        if (getenv("SOLVER_TRACE")) fprintf(stderr, "  test >=%d -> %d (%lld nodes)\n", guess, v, s->nodes - before);
-#endif
-        iteration++;
         if (v >= guess) {
             low = v > low ? v : low;
             guess = low + 1;
