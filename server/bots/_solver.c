@@ -14,9 +14,12 @@
  *   group, in the same suit) gets the same bound and is not searched;
  * - the exact value found by null-window tests (is the value at least k?) sharing that table, MTD(f)-style;
  * - quick tricks: the winners the leader's side can cash before anyone can ruff, and each hand's trumps
- *   above all of the other side's, bound the value at once;
- * - move ordering: the table's best lead first, then cheap winners for a side that wants the trick (high
- *   losers for one that does not), then the history of cut-offs;
+ *   above all of the other side's, bound the value at once; so does a trick the second seat's side surely
+ *   takes (with the cards its winner then cashes);
+ * - move ordering: the table's best lead first; leads weighed by their class (cashing, towards a partner's
+ *   winner or ruff, ...) against the size of the search they open (the other side's cards in the suit, as
+ *   Haglund's DDS), the last lead that cut at as many tricks left earlier; follows by cheap winners for a
+ *   side that wants the trick (high losers for one that does not); then the history of cut-offs;
  * - equivalent cards merged exactly as solver.py does (the lowest of a group stands for it), so that both
  *   solvers search the same game.
  *
@@ -45,6 +48,35 @@ typedef uint64_t u64;
 #endif
 #ifndef TABLE_FROM
 #define TABLE_FROM 2 /* positions of at most this many tricks are searched, not looked up */
+#endif
+/* Move ordering weights, in ranks (a lead's preference within its class is about one point a rank): tuned
+ * on the positions of whole deals (bench/solver.py's), checked on other deals. */
+#ifndef LEAD_CLS_W
+#define LEAD_CLS_W 10 /* a lead's class against its preference (ranks) */
+#endif
+#ifndef LEAD_OPP_W
+#define LEAD_OPP_W 8 /* against the other side's cards in the led suit */
+#endif
+#ifndef LEAD_VOID
+#define LEAD_VOID(tricks) ((tricks) + 1)
+#endif
+#ifndef LEAD_TO_TENACE
+#define LEAD_TO_TENACE 20 /* for a lead towards the partner's second best card over the top card */
+#endif
+#ifndef LEAD_NEXT_ROUND
+#define LEAD_NEXT_ROUND 20 /* for a suit whose second and third best cards the partner holds */
+#endif
+#ifndef LEAD_FRIEND_RUFF
+#define LEAD_FRIEND_RUFF 25 /* for a suit a partner can ruff */
+#endif
+#ifndef PARTNER_COVERS
+#define PARTNER_COVERS 1 /* the second seat follows low where its partner (the fourth) covers the trick */
+#endif
+#ifndef LEAD_KILLER_TRUMPS /* for the last lead that cut at as many tricks left (with trumps, without) */
+#define LEAD_KILLER_TRUMPS 20
+#endif
+#ifndef LEAD_KILLER_NO_TRUMP
+#define LEAD_KILLER_NO_TRUMP 50
 #endif
 #ifndef SHAPES
 #define SHAPES 32 /* depth vectors remembered per lengths and leader */
@@ -106,6 +138,7 @@ typedef struct {
     int played[4];
     int nplayed;
     uint32_t history[4][52];
+    int8_t killer[14][4]; /* per tricks left and seat, the last lead that cut (-1: none) */
 } SolverObject;
 
 /* ------------------------------------------------------------------ transposition table */
@@ -449,6 +482,7 @@ static int Solver_init(SolverObject *s, PyObject *args, PyObject *kwargs) {
     s->count = 0;
     s->shape_count = 0;
     memset(s->history, 0, sizeof s->history);
+    memset(s->killer, -1, sizeof s->killer);
     return 0;
 }
 

@@ -410,15 +410,67 @@ static inline void V(follow_score)(const SolverObject *s, const u64 *beatable, i
 }
 
 /* Sort the moves, the likeliest best first (a good order makes alpha-beta cut early): the table's move,
- * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs. */
+ * then the class of the card (every hand seen), its preference in its class, then the history of cut-offs.
+ * A lead's class and preference are weighed against the size of the search it opens (as Haglund's DDS):
+ * the other side's cards in the suit (a void seat may throw any card), less a few bonuses of suits that
+ * suit a partnership (towards the partner's tenace, the partner's next round, the partner's ruff). */
 static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, int best, int best_seat, int first) {
     if (n < 2) return;
     int64_t score[13];
     int own_tricks = V(wants_a)(s, seat) == V(in_a)(s, seat); /* this seat wants its own side to take tricks */
-    V(LeadContext) context;
+    V(LeadContext) context = {0, 0, 0, 0};
     u64 beatable[2] = {0, 0};
-    if (!s->nplayed) V(lead_context)(s, seat, &context);
-    else V(beatable)(s, SUIT_OF(s->played[0]), seat, beatable);
+    int opp_cards[4] = {0, 0, 0, 0}; /* per suit, the other side's choices when it is led (a void: many) */
+    int suit_bonus[4] = {0, 0, 0, 0};
+    if (!s->nplayed && own_tricks) {
+        /* Two against two, a suit whose top card the other side holds: a lead towards the partner's second
+         * best card sitting over its holder, and a suit whose second and third best cards the partner holds
+         * (its next round is the side's), first (as DDS). */
+        int lho = (seat + 1) & 3, partner = (seat + 2) & 3, rho = (seat + 3) & 3;
+        int side = V(in_a)(s, seat);
+        if (V(in_a)(s, partner) == side && V(in_a)(s, lho) != side && V(in_a)(s, rho) != side) {
+            u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
+            for (int suit = 0; suit < 4; suit++) {
+                u64 out = all & SUIT_MASK[suit];
+                if (!(s->hands[seat] & out)) continue;
+                int top = V(high_bit)(out);
+                if (((s->hands[seat] | s->hands[partner]) >> top) & 1) continue;
+                u64 rest = out & ~(1ULL << top);
+                if (!rest) continue;
+                int second = V(high_bit)(rest);
+                rest &= ~(1ULL << second);
+                int third = rest ? V(high_bit)(rest) : -1;
+                if (!((s->hands[partner] >> second) & 1)) continue;
+                if ((s->hands[lho] >> top) & 1 && V(popcount)(s->hands[partner] & out) != 1)
+                    suit_bonus[suit] += LEAD_TO_TENACE;
+                if (third >= 0 && (s->hands[partner] >> third) & 1) suit_bonus[suit] += LEAD_NEXT_ROUND;
+            }
+        }
+    }
+    if (!s->nplayed) {
+        V(lead_context)(s, seat, &context);
+        if (LEAD_OPP_W) {
+            int tricks = V(popcount)(s->hands[seat]);
+            for (int j = 0; j < 4; j++) {
+                if (V(in_a)(s, j) == V(in_a)(s, seat)) continue;
+                for (int suit = 0; suit < 4; suit++) {
+                    int len = V(popcount)(s->hands[j] & SUIT_MASK[suit]);
+                    opp_cards[suit] += len ? len : LEAD_VOID(tricks);
+                }
+            }
+        }
+    } else
+        V(beatable)(s, SUIT_OF(s->played[0]), seat, beatable);
+    int partner_covers = 0; /* second seat: the fourth, its partner, beats the led card and the third's cards */
+    if (PARTNER_COVERS && s->nplayed == 1 && own_tricks) {
+        int third = (seat + 1) & 3, fourth = (seat + 2) & 3;
+        u64 led = SUIT_MASK[SUIT_OF(s->played[0])];
+        u64 theirs = s->hands[third] & led, ours = s->hands[fourth] & led;
+        if (V(in_a)(s, fourth) == V(in_a)(s, seat) && V(wants_a)(s, fourth) == V(in_a)(s, fourth) && ours
+            && V(high_bit)(ours) > s->played[0] && (!theirs || V(high_bit)(ours) > V(high_bit)(theirs))
+            && (theirs || s->trump < 0 || led == SUIT_MASK[s->trump] || !(s->hands[third] & SUIT_MASK[s->trump])))
+            partner_covers = 1;
+    }
     for (int i = 0; i < n; i++) {
         int m = moves[i];
         int cls, pref;
@@ -426,8 +478,21 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
             score[i] = (int64_t)1 << 50;
             continue;
         }
-        if (!s->nplayed) V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
-        else V(follow_score)(s, beatable, seat, m, best, best_seat, own_tricks, &cls, &pref);
+        if (!s->nplayed) {
+            V(lead_score)(s, &context, m, own_tricks, &cls, &pref);
+            int bonus = suit_bonus[SUIT_OF(m)]
+                        + (own_tricks && (context.friend_ruff >> SUIT_OF(m)) & 1 ? LEAD_FRIEND_RUFF : 0)
+                        + (m == s->killer[V(popcount)(s->hands[seat])][seat]
+                               ? s->trump >= 0 ? LEAD_KILLER_TRUMPS : LEAD_KILLER_NO_TRUMP : 0);
+            score[i] = ((int64_t)(cls * LEAD_CLS_W + pref - LEAD_OPP_W * opp_cards[SUIT_OF(m)] + bonus) << 24)
+                       + V(history_of)(s, seat, m);
+            continue;
+        }
+        V(follow_score)(s, beatable, seat, m, best, best_seat, own_tricks, &cls, &pref);
+        if (partner_covers && SUIT_OF(m) == SUIT_OF(s->played[0])) {
+            cls = 2;
+            pref = 13 - RANK_OF(m);
+        }
         score[i] = ((int64_t)cls << 40) + ((int64_t)pref << 24) + V(history_of)(s, seat, m);
     }
     for (int i = 1; i < n; i++) {
@@ -467,6 +532,16 @@ static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
         if (!own) continue;
         u64 theirs = others & SUIT_MASK[suit];
         int winners = theirs ? V(popcount)(own >> (V(high_bit)(theirs) + 1)) : V(popcount)(own);
+        if (winners && theirs) { /* the others' cards all fall under the winners: the small cards run too */
+            int longest = 0;
+            for (int seat = 0; seat < 4; seat++)
+                if (seat != lead && V(popcount)(s->hands[seat] & SUIT_MASK[suit]) > longest)
+                    longest = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
+            if (longest <= winners) {
+                rel[suit] = V(top_n)(own, winners);
+                winners = V(popcount)(own);
+            }
+        }
         if (s->trump >= 0 && suit != s->trump)
             for (int seat = 0; seat < 4; seat++)
                 if (holds_trump[seat]) {
@@ -474,7 +549,7 @@ static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
                     if (follow < winners) winners = follow;
                 }
         count[suit] = winners;
-        if (theirs && winners) rel[suit] = V(top_n)(own, winners);
+        if (theirs && winners && !rel[suit]) rel[suit] = V(top_n)(own, winners);
         total += winners;
     }
     return total;
@@ -671,6 +746,7 @@ static int V(play_trick)(SolverObject *s, int alpha, int beta, int first, int *c
         if (alpha >= beta) {
             int tricks = V(popcount)(s->hands[seat]);
             s->history[seat][moves[i]] += (uint32_t)(tricks * tricks);
+            if (!s->nplayed) s->killer[tricks][seat] = (int8_t)moves[i];
             all_rel = child_rel;
             break;
         }
@@ -705,6 +781,8 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int remaining = V(popcount)(s->hands[s->leader]);
     *rel = 0;
     if (remaining == 0) return 0;
+    if (beta <= 0) return 0; /* the window is decided whatever the tricks left: on no rank */
+    if (alpha >= remaining) return remaining;
     if (remaining == 1) return V(last_trick)(s, rel);
     Key key;
     V(make_key)(s, (unsigned)s->leader, &key);
@@ -811,6 +889,63 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     return result;
 }
 
+/* The second seat of a trick: whether its side (the fourth seat's too) surely wins this trick, both
+ * wanting it: a seat of the side can ruff the led suit and the third seat cannot, or the side's highest
+ * card of the led suit beats the led card and the third seat's cards of it (which cannot ruff). `*rel`:
+ * the cards the answer stands on (that highest card; none for a ruff). */
+static int V(second_hand_wins)(const SolverObject *s, int seat, u64 *rel) {
+    int third = (seat + 1) & 3, fourth = (seat + 2) & 3;
+    if (V(in_a)(s, seat) != V(in_a)(s, fourth) || V(wants_a)(s, seat) != V(in_a)(s, seat)
+        || V(wants_a)(s, fourth) != V(in_a)(s, fourth))
+        return 0;
+    int led = s->played[0];
+    u64 suit = SUIT_MASK[SUIT_OF(led)];
+    u64 trumps = s->trump >= 0 && SUIT_OF(led) != s->trump ? SUIT_MASK[s->trump] : 0;
+    u64 theirs = s->hands[third] & suit;
+    if (!theirs && (s->hands[third] & trumps)) return 0; /* the third seat may ruff */
+    if (trumps && ((!(s->hands[seat] & suit) && (s->hands[seat] & trumps))
+                   || (!(s->hands[fourth] & suit) && (s->hands[fourth] & trumps)))) {
+        *rel = 0;
+        return 1;
+    }
+    u64 ours = (s->hands[seat] | s->hands[fourth]) & suit;
+    if (!ours) return 0;
+    int top = V(high_bit)(ours);
+    if (top < led || (theirs && top < V(high_bit)(theirs))) return 0;
+    *rel = 1ULL << top;
+    return 1;
+}
+
+/* The second seat of a trick whose side takes it with `top` (held by the second or fourth seat): the tricks
+ * the holder then surely cashes on lead, its cards above every other hand's, the top gone; outside trumps
+ * no more than any other hand holding trumps can follow, counted after this trick (a seat still to play
+ * follows the led suit, or may have thrown a card of any suit). `count` and `rel` per suit as cashable's. */
+static int V(cash_after_trick)(const SolverObject *s, int seat, int top, int *count, u64 *rel) {
+    int hh = (s->hands[seat] >> top) & 1 ? seat : (seat + 2) & 3;
+    int led = SUIT_OF(s->played[0]);
+    u64 others = 0;
+    for (int j = 0; j < 4; j++)
+        if (j != hh) others |= s->hands[j];
+    int total = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        u64 own = s->hands[hh] & SUIT_MASK[suit] & ~(1ULL << top);
+        u64 theirs = others & SUIT_MASK[suit];
+        int winners = theirs ? V(popcount)(own >> (V(high_bit)(theirs) + 1)) : V(popcount)(own);
+        if (s->trump >= 0 && suit != s->trump && winners)
+            for (int j = 0; j < 4; j++) {
+                if (j == hh || !(s->hands[j] & SUIT_MASK[s->trump])) continue;
+                int follow = V(popcount)(s->hands[j] & SUIT_MASK[suit]);
+                if (j != s->leader) /* still to play in this trick */
+                    follow -= (s->hands[j] & SUIT_MASK[led]) ? suit == led : 1;
+                if (follow < winners) winners = follow > 0 ? follow : 0;
+            }
+        count[suit] = winners;
+        rel[suit] = theirs && winners ? V(top_n)(own, winners) : 0;
+        total += winners;
+    }
+    return total;
+}
+
 static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (++s->nodes > s->node_limit) {
         s->aborted = 1;
@@ -818,6 +953,28 @@ static int V(search)(SolverObject *s, int alpha, int beta, u64 *rel) {
         return 0;
     }
     if (!s->nplayed) return V(search_lead)(s, alpha, beta, rel);
+    if (s->nplayed == 1) {
+        int seat = (s->leader + 1) & 3;
+        int a_side = V(in_a)(s, seat);
+        int remaining = V(popcount)(s->hands[seat]);
+        int need = a_side ? beta : remaining - alpha; /* the side's tricks that decide the window */
+        u64 won_rel;
+        if (V(second_hand_wins)(s, seat, &won_rel)) {
+            if (need <= 1) {
+                *rel = won_rel;
+                return a_side ? 1 : remaining - 1;
+            }
+            if (won_rel) { /* won by a top card: its holder then leads */
+                int count[4];
+                u64 rels[4];
+                int sure = 1 + V(cash_after_trick)(s, seat, V(low_bit)(won_rel), count, rels);
+                if (sure >= need) {
+                    *rel = won_rel | V(needed_rel)(count, rels, need - 1);
+                    return a_side ? sure : remaining - sure;
+                }
+            }
+        }
+    }
     return V(play_trick)(s, alpha, beta, -1, NULL, rel);
 }
 
