@@ -10,9 +10,10 @@ one question per card. The bot plays the card with the best weighted mean of its
 heuristic bot's card breaks ties. Calls are the simulations of `calls.py`.
 
 Every limit is a count, never a clock: `NODE_BUDGET` solver nodes per decision, at most `WORLD_NODES` for
-one world. A world that passes its limit is dropped (its nodes are spent); after `MAX_FAILURES` dropped
-worlds, or when the budget cannot pay for another, the worlds solved so far decide, and with fewer than
-`MIN_WORLDS` of them the heuristic's card is played. So the same view and seed give the same action in
+one world (in the first two tricks fewer worlds with more nodes each: `EARLY_*`, `Limits`). A world that
+passes its limit is dropped (its nodes are spent); after `MAX_FAILURES` dropped worlds, or when the
+budget cannot pay for another, the worlds solved so far decide, and with fewer than `MIN_WORLDS` of them
+the heuristic's card is played. So the same view and seed give the same action in
 any process, and a faster solver simply searches more of the deal.
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from server.rules import Contract, Deal
@@ -51,11 +53,32 @@ PYTHON_NODE_BUDGET = 24_000
 #: Fewer solved worlds than this: the heuristic's card. More dropped worlds than this: stop searching.
 MIN_WORLDS = 4
 MAX_FAILURES = 1
-#: Trick contracts are searched only once this seat holds at most this many cards (from trick 3): with
-#: 12-13 cards a world rarely fits `WORLD_NODES`, so the first world failed and the heuristic's card was
-#: played anyway after its nodes were spent (couleur, 112 duplicate deals against expert-v1: the same
-#: points to the deal, 14% less CPU per deal; docs/bots.md). Misères and piccolo are searched throughout.
-SEARCH_CARDS = 11
+#: The first tricks (more than `EARLY_CARDS` cards in hand): a world is nearly the whole deal, so fewer
+#: worlds, each with a larger node limit (a world past it ends the search: the heuristic's card, as
+#: for about half of the first tricks' decisions), keep the CPU of a deal within today's expert's.
+EARLY_CARDS = 11
+EARLY_SAMPLES = 6
+EARLY_POOL = 8
+EARLY_WORLD_NODES = 150_000
+EARLY_NODE_BUDGET = 900_000
+#: Trick contracts are searched once this seat holds at most this many cards: from the first card
+#: (misères and piccolo too); with the pure-Python solver from trick 3. Classic whist from trick 3 too:
+#: its points change with every trick, so each card of a world needs its exact count, and the first
+#: tricks' worlds would cost about 1.2 times today's expert's CPU per deal (docs/bots.md).
+SEARCH_CARDS = 13
+PYTHON_SEARCH_CARDS = 11
+SEARCH_CARDS_BY_RULESET = {"whist": 11}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one decision may search: `samples` worlds drawn from a pool of `pool` weighted samples, at
+    most `world_nodes` solver nodes for one world and `node_budget` for the decision."""
+
+    samples: int
+    pool: int
+    world_nodes: int
+    node_budget: int
 
 
 class ExpertBot:
@@ -66,16 +89,36 @@ class ExpertBot:
 
     def __init__(self, samples: int = SAMPLES, node_budget: int | None = None,
                  world_nodes: int | None = None, min_worlds: int = MIN_WORLDS,
-                 search_cards: int = SEARCH_CARDS) -> None:
+                 search_cards: int | None = None) -> None:
         self.heuristic = HeuristicBot()
-        self.samples = samples
         python = IMPLEMENTATION == "python"
-        self.node_budget = node_budget if node_budget is not None else (
-            PYTHON_NODE_BUDGET if python else NODE_BUDGET)
-        self.world_nodes = world_nodes if world_nodes is not None else (
-            PYTHON_NODE_BUDGET if python else WORLD_NODES)
+        budget = node_budget or (PYTHON_NODE_BUDGET if python else NODE_BUDGET)
+        per_world = world_nodes or (PYTHON_NODE_BUDGET if python else WORLD_NODES)
+        #: Limits given here hold for every stage (the oracle's); by default the first tricks have their own.
+        self.middle = Limits(samples, POOL, per_world, budget)
+        self.late = Limits(max(samples, LATE_SAMPLES), LATE_POOL, per_world, budget)
+        self.early = Limits(EARLY_SAMPLES, EARLY_POOL, world_nodes or EARLY_WORLD_NODES,
+                            node_budget or EARLY_NODE_BUDGET)
         self.min_worlds = min_worlds
-        self.search_cards = search_cards
+        # Whole deals are out of the pure-Python solver's reach: its trick contracts wait for trick 3.
+        self.search_cards = search_cards  # None: by ruleset (`SEARCH_CARDS_BY_RULESET`)
+        self.python = python
+
+    def trick_search_cards(self, view: View) -> int:
+        """The most cards in hand with which a trick contract is searched (more: the heuristic's card)."""
+        if self.search_cards is not None:
+            return self.search_cards
+        if self.python:
+            return PYTHON_SEARCH_CARDS
+        return SEARCH_CARDS_BY_RULESET.get(str(view.get("ruleset")), SEARCH_CARDS)
+
+    def limits(self, view: View) -> Limits:
+        """The limits of a decision: the first tricks' (card play only), the last tricks', or the rest's."""
+        if view.get("phase") == "play" and len(view["hand"]) > EARLY_CARDS:
+            return self.early
+        if max(int(n) for n in view["hand_counts"]) <= LATE_TRICKS:
+            return self.late
+        return self.middle
 
     def decide(self, view: View, seed: str, budget_ms: float = 20.0) -> str:
         """One action of `view["legal"]` for `view["seat"]` (`budget_ms` is not used: limits are counts)."""
@@ -87,7 +130,7 @@ class ExpertBot:
             if view.get("phase") == "play":
                 action = self.choose_card(view, seed, fallback)
             else:
-                action = choose_call_by_simulation(view, seed, fallback, self.worlds, self.node_budget)
+                action = choose_call_by_simulation(view, seed, fallback, self.worlds, self.middle.node_budget)
         except InconsistentViewError:
             action = None
         return action if action in legal else fallback
@@ -101,9 +144,8 @@ class ExpertBot:
             weight = world_weight(v, knowledge, sample)
             return weight * play_weight(v, knowledge, sample, cache) if weight > 0.0 else 0.0
 
-        late = max(int(n) for n in view["hand_counts"]) <= LATE_TRICKS
-        samples, pool = (max(self.samples, LATE_SAMPLES), LATE_POOL) if late else (self.samples, POOL)
-        return draw_worlds(view, Knowledge.from_view(view), seed, samples, pool, weigh)
+        limits = self.limits(view)
+        return draw_worlds(view, Knowledge.from_view(view), seed, limits.samples, limits.pool, weigh)
 
     # ---------------------------------------------------------------- card play
 
@@ -113,7 +155,7 @@ class ExpertBot:
         declarers = [int(s) for s in contract.get("declarers") or []]
         if not declarers or (len(declarers) > 1 and not contract.get("team")) or len(declarers) == 4:
             return None  # several misères played side by side: not a two-sided game
-        if int(contract.get("level") or 0) >= 2 and len(view["hand"]) > self.search_cards:
+        if int(contract.get("level") or 0) >= 2 and len(view["hand"]) > self.trick_search_cards(view):
             return None  # too early for a world of a trick contract to fit: the heuristic's card
         knowledge = Knowledge.from_view(view)
         cards = [action[5:] for action in view["legal"]]
@@ -152,10 +194,11 @@ class ExpertBot:
         need = max(0, contract.level - won_a)
         totals = dict.fromkeys(cards, 0.0)
         weight_sum = solved = failures = 0
-        nodes_left = self.node_budget
+        limits = self.limits(view)
+        nodes_left = limits.node_budget
         for world in worlds:
-            limit = min(nodes_left, self.world_nodes)
-            if limit < self.world_nodes // 4 or failures >= MAX_FAILURES:
+            limit = min(nodes_left, limits.world_nodes)
+            if limit < limits.world_nodes // 4 or failures >= MAX_FAILURES:
                 break
             hands = [to_mask(hand) for hand in world.sample.hands]
             solver = Solver(contract.trump, side_a, maximizes, node_limit=limit)

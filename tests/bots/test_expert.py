@@ -17,6 +17,7 @@ from test_no_peeking import HIDDEN_KEYS, SealedView, _alternative_deal
 from server.bots import ExpertBot, get_bot, load_bot
 from server.bots.expert import ExpertBot as Expert
 from server.bots.expert import card_points
+from server.bots.fast_solver import IMPLEMENTATION
 from server.bots.solver import Solver, card_bit, to_mask
 from server.rules import Deal
 
@@ -32,11 +33,14 @@ class CountingExpert(Expert):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.searched: list[int] = []
+        self.searched_tricks: list[int] = []  # the same, for trick contracts (not misères, not piccolo)
 
     def score_cards(self, view: Any, *args: Any) -> dict[str, float] | None:
         scores = super().score_cards(view, *args)
         if scores is not None:
             self.searched.append(max(int(n) for n in view["hand_counts"]))
+            if int(view["contract"].get("level") or 0) >= 2:
+                self.searched_tricks.append(max(int(n) for n in view["hand_counts"]))
         return scores
 
 
@@ -63,6 +67,11 @@ def test_every_expert_action_is_legal_over_many_deals_and_it_searches_from_the_f
             deal.apply(seat, action)
     assert len(expert.searched) > 40  # the search itself decided, not only its fallback
     assert any(n >= 9 for n in expert.searched)  # and well before the last 6 tricks
+    if expert.trick_search_cards({"ruleset": ruleset}) == 13:  # trick contracts too, from the first card
+        assert 13 in expert.searched_tricks, sorted(set(expert.searched_tricks))
+    else:  # classic whist, and any ruleset with the pure-Python solver: from trick 3
+        assert ruleset == "whist" or IMPLEMENTATION == "python"
+        assert max(expert.searched_tricks) <= 11
 
 
 def test_with_no_node_budget_the_expert_plays_the_heuristics_card() -> None:
@@ -264,3 +273,19 @@ def test_the_oracle_sees_the_real_deal_and_searches_it_from_the_first_card() -> 
                     first_cards += 1
             deal.apply(seat, action)
     assert first_cards >= 4
+
+
+def test_the_first_tricks_search_fewer_worlds_with_more_nodes_each_and_the_calls_keep_their_worlds() -> None:
+    expert = Expert()
+    first_card = {"phase": "play", "hand": ["AS"] * 13, "hand_counts": [13, 13, 13, 13]}
+    auction = {**first_card, "phase": "auction"}
+    middle = {"phase": "play", "hand": ["AS"] * 9, "hand_counts": [9, 9, 9, 8]}
+    last = {"phase": "play", "hand": ["AS"] * 6, "hand_counts": [6, 6, 5, 5]}
+    assert expert.limits(first_card) is expert.early and expert.limits(middle) is expert.middle
+    assert expert.limits(last) is expert.late and expert.limits(auction) is expert.middle
+    assert expert.early.samples < expert.middle.samples
+    assert expert.early.world_nodes > expert.middle.world_nodes
+    # Limits given to the bot hold for every stage (the oracle's).
+    oracle = Expert(node_budget=1000, world_nodes=500)
+    stages = (oracle.early, oracle.middle, oracle.late)
+    assert {(limits.world_nodes, limits.node_budget) for limits in stages} == {(500, 1000)}
