@@ -94,11 +94,13 @@ class ExpertBot:
         python = IMPLEMENTATION == "python"
         budget = node_budget or (PYTHON_NODE_BUDGET if python else NODE_BUDGET)
         per_world = world_nodes or (PYTHON_NODE_BUDGET if python else WORLD_NODES)
-        #: Limits given here hold for every stage (the oracle's); by default the first tricks have their own.
+        # Limits given here hold for every stage (the oracle's); by default the first tricks have their
+        # own, but with the pure-Python solver (whose nodes cost about 100 times more).
         self.middle = Limits(samples, POOL, per_world, budget)
         self.late = Limits(max(samples, LATE_SAMPLES), LATE_POOL, per_world, budget)
-        self.early = Limits(EARLY_SAMPLES, EARLY_POOL, world_nodes or EARLY_WORLD_NODES,
-                            node_budget or EARLY_NODE_BUDGET)
+        self.early = Limits(EARLY_SAMPLES, EARLY_POOL,
+                            per_world if python else world_nodes or EARLY_WORLD_NODES,
+                            budget if python else node_budget or EARLY_NODE_BUDGET)
         self.min_worlds = min_worlds
         # Whole deals are out of the pure-Python solver's reach: its trick contracts wait for trick 3.
         self.search_cards = search_cards  # None: by ruleset (`SEARCH_CARDS_BY_RULESET`)

@@ -289,3 +289,12 @@ def test_the_first_tricks_search_fewer_worlds_with_more_nodes_each_and_the_calls
     oracle = Expert(node_budget=1000, world_nodes=500)
     stages = (oracle.early, oracle.middle, oracle.late)
     assert {(limits.world_nodes, limits.node_budget) for limits in stages} == {(500, 1000)}
+
+
+def test_with_the_pure_python_solver_the_first_tricks_keep_its_small_node_counts() -> None:
+    code = ("from server.bots.expert import ExpertBot, PYTHON_NODE_BUDGET as B\n"
+            "bot = ExpertBot()\n"
+            "assert (bot.early.world_nodes, bot.early.node_budget) == (B, B), bot.early\n"
+            "assert bot.trick_search_cards({'ruleset': 'couleur'}) == 11\n")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "WHIST_PURE_SOLVER": "1"},
+                   check=True, timeout=60)
