@@ -159,9 +159,9 @@ def test_trump_by_simulation_names_the_suit_of_eight_top_spades() -> None:
     expert = ExpertBot()
     legal = [a for a in view["legal"] if a.startswith("trump ")]
     other = next(a for a in legal if a != "trump S")
-    means = simulated_means(view, "s", ["trump S", other], expert.worlds, expert.node_budget)
+    means = simulated_means(view, "s", ["trump S", other], expert.worlds, expert.middle.node_budget)
     assert means["trump S"] > means[other] + 2.0
-    assert choose_call_by_simulation(view, "s", other, expert.worlds, expert.node_budget) == "trump S"
+    assert choose_call_by_simulation(view, "s", other, expert.worlds, expert.middle.node_budget) == "trump S"
 
 
 def test_a_solo_with_no_trick_in_hand_is_passed_by_simulation() -> None:
@@ -174,8 +174,8 @@ def test_a_solo_with_no_trick_in_hand_is_passed_by_simulation() -> None:
     view = _with_hand(view, low)
     solo = next(a for a in view["legal"] if a.startswith("solo "))
     expert = ExpertBot()
-    means = simulated_means(view, "s", [solo, "pass"], expert.worlds, expert.node_budget)
+    means = simulated_means(view, "s", [solo, "pass"], expert.worlds, expert.middle.node_budget)
     assert means["pass"] > means[solo] + 5.0
-    assert choose_call_by_simulation(view, "s", solo, expert.worlds, expert.node_budget, 5.0) == "pass"
-    by_default = choose_call_by_simulation(view, "s", solo, expert.worlds, expert.node_budget)
+    assert choose_call_by_simulation(view, "s", solo, expert.worlds, expert.middle.node_budget, 5.0) == "pass"
+    by_default = choose_call_by_simulation(view, "s", solo, expert.worlds, expert.middle.node_budget)
     assert by_default == choose_call(view, "s", solo, expert.worlds)  # today's greedy veto decides
