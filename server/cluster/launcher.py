@@ -53,6 +53,8 @@ SENTINELS = 3
 # On the Sentinel topology, every Redis refuses writes as primary unless a replica confirmed the
 # replication stream within the lag (seconds): a primary cut off from its replicas stops taking moves.
 SENTINEL_REDIS_SETTINGS = ["min-replicas-to-write 1", "min-replicas-max-lag 5"]
+#: Tries at starting the balancer on a port of its own choosing that another process took meanwhile.
+BIND_ATTEMPTS = 5
 
 
 def agreed_status(views: list[dict[str, str]]) -> dict[str, str]:
@@ -84,6 +86,7 @@ class Cluster:
             raise ValueError("the cluster topology starts its own Redis Cluster")
         self.host = host
         self.port = port or free_port(host)
+        self._port_chosen = not port  # chosen here: another may be chosen if someone takes it first
         self.balance = balance
         self._own_directory = directory is None
         self.directory = directory or Path(tempfile.mkdtemp(prefix="whist-cluster-"))
@@ -252,6 +255,23 @@ class Cluster:
         its own stats socket), then the process; return once its stats socket answers and the port
         answers HTTP. Each may hold as many connections as its own open-file limit allows (a limit per
         process: N processes hold N times as many); it raises its own soft limit."""
+        log_path = self.config_paths[index].with_suffix(".log")
+        for attempt in range(1, BIND_ATTEMPTS + 1):
+            logged = log_path.stat().st_size if log_path.exists() else 0
+            try:
+                self._spawn_balancer(index, backends, timeout)
+                return
+            except RuntimeError:
+                with log_path.open("rb") as log:  # what this attempt logged
+                    log.seek(logged)
+                    taken = b"Address already in use" in log.read()
+                if index or not self._port_chosen or not taken or attempt == BIND_ATTEMPTS:
+                    raise
+                # Between choosing the free port and the balancer's bind another process took it
+                # (parallel test workers): choose again.
+                self.port = free_port(self.host)
+
+    def _spawn_balancer(self, index: int, backends: list[Backend], timeout: float) -> None:
         config, log_path = self.config_paths[index], self.config_paths[index].with_suffix(".log")
         config.write_text(render_config(f"{self.host}:{self.port}", backends, self.balance,
                                         maxconn=machine_maxconn(), stats_socket=self.stats_sockets[index]))

@@ -462,3 +462,21 @@ def test_the_command_line_describes_every_balancer_process_and_stops_them_all(tm
         if process.poll() is None:
             process.kill()
         process.communicate(timeout=30)
+
+
+def test_a_balancer_port_taken_before_haproxy_binds_it_is_chosen_again() -> None:
+    """Parallel test workers: the free port the launcher chose may be taken before HAProxy binds it."""
+    import socket
+
+    cluster = Cluster(replicas=1, server_args=["--log-level", "warning"])
+    chosen = cluster.port
+    try:
+        with socket.socket() as squatter:
+            squatter.bind((cluster.host, chosen))
+            squatter.listen()
+            cluster.start()
+            assert cluster.port != chosen
+            assert http_json(cluster.url + "health")[0] == 200
+            assert "Address already in use" in cluster.config_paths[0].with_suffix(".log").read_text()
+    finally:
+        cluster.stop()
