@@ -204,10 +204,8 @@ class Tables:
         self.players.pop(member, None)
         self.lobby.subscribers.discard(member)
         self.chat.forget(member)
-        # A move to the rail under way (`to_spectator`) ends first, then the connection leaves.
-        async with self._moving.setdefault(member, asyncio.Lock()):
-            await self.depart(member)
         self._moving.pop(member, None)
+        await self.depart(member)  # a move under way finds `closing` set (see `enter`)
 
     def identify(self, member: Member, player: str | None) -> None:
         """The hashed player key a connection gave (`hello`; None: none): the seats it takes from now on
