@@ -102,15 +102,13 @@ class ExpertBot:
                             per_world if python else world_nodes or EARLY_WORLD_NODES,
                             budget if python else node_budget or EARLY_NODE_BUDGET)
         self.min_worlds = min_worlds
-        # Whole deals are out of the pure-Python solver's reach: its trick contracts wait for trick 3.
         self.search_cards = search_cards  # None: by ruleset (`SEARCH_CARDS_BY_RULESET`)
-        self.python = python
 
     def trick_search_cards(self, view: View) -> int:
         """The most cards in hand with which a trick contract is searched (more: the heuristic's card)."""
         if self.search_cards is not None:
             return self.search_cards
-        if self.python:
+        if IMPLEMENTATION == "python":  # whole deals are out of its reach
             return PYTHON_SEARCH_CARDS
         return SEARCH_CARDS_BY_RULESET.get(str(view.get("ruleset")), SEARCH_CARDS)
 
