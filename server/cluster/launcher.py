@@ -251,10 +251,8 @@ class Cluster:
         self.wait_balanced(timeout)
 
     def _start_balancer(self, index: int, backends: list[Backend], timeout: float) -> None:
-        """Balancer process `index`: its configuration (the same backends and address for every one,
-        its own stats socket), then the process; return once its stats socket answers and the port
-        answers HTTP. Each may hold as many connections as its own open-file limit allows (a limit per
-        process: N processes hold N times as many); it raises its own soft limit."""
+        """Balancer process `index` (`_spawn_balancer`); if the port chosen here was taken by another
+        process before HAProxy bound it, another port is chosen and the balancer started again."""
         log_path = self.config_paths[index].with_suffix(".log")
         for attempt in range(1, BIND_ATTEMPTS + 1):
             logged = log_path.stat().st_size if log_path.exists() else 0
@@ -272,6 +270,10 @@ class Cluster:
                 self.port = free_port(self.host)
 
     def _spawn_balancer(self, index: int, backends: list[Backend], timeout: float) -> None:
+        """Balancer process `index`: its configuration (the same backends and address for every one,
+        its own stats socket), then the process; return once its stats socket answers and the port
+        answers HTTP. Each may hold as many connections as its own open-file limit allows (a limit per
+        process: N processes hold N times as many); it raises its own soft limit."""
         config, log_path = self.config_paths[index], self.config_paths[index].with_suffix(".log")
         config.write_text(render_config(f"{self.host}:{self.port}", backends, self.balance,
                                         maxconn=machine_maxconn(), stats_socket=self.stats_sockets[index]))
