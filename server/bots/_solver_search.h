@@ -784,32 +784,10 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (beta <= 0) return 0; /* the window is decided whatever the tricks left: on no rank */
     if (alpha >= remaining) return remaining;
     if (remaining == 1) return V(last_trick)(s, rel);
-    Key key;
-    V(make_key)(s, (unsigned)s->leader, &key);
+    /* The bounds first, then the table: a bound that decides the window needs no probe, and usually
+     * stands on fewer ranks than a table entry would (fewer positions). */
     int low = 0, high = remaining, code = -1;
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
-    Probe probe;
-    int keyed = remaining > TABLE_FROM;
-    if (keyed && V(table_probe)(s, &key, alpha, beta, &probe)) {
-        if (probe.low > low) {
-            low = probe.low;
-            low_rel = V(top_cards)(s, probe.low_depth);
-        }
-        if (probe.high < high) {
-            high = probe.high;
-            high_rel = V(top_cards)(s, probe.high_depth);
-        }
-        code = probe.move;
-    }
-    int first = V(lead_from_code)(s, code);
-    if (low >= beta || low == high) {
-        *rel = low == high ? low_rel | high_rel : low_rel;
-        return low;
-    }
-    if (high <= alpha) {
-        *rel = high_rel;
-        return high;
-    }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
         u64 sure_rel;
         /* As many tricks as would decide the window: the ranks of more need not count. */
@@ -851,6 +829,30 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
             }
         }
     }
+    if (low >= beta || low >= high) {
+        *rel = low >= high ? low_rel | high_rel : low_rel;
+        return low;
+    }
+    if (high <= alpha) {
+        *rel = high_rel;
+        return high;
+    }
+    Key key;
+    V(make_key)(s, (unsigned)s->leader, &key);
+    Probe probe;
+    int keyed = remaining > TABLE_FROM;
+    if (keyed && V(table_probe)(s, &key, alpha, beta, &probe)) {
+        if (probe.low > low) {
+            low = probe.low;
+            low_rel = V(top_cards)(s, probe.low_depth);
+        }
+        if (probe.high < high) {
+            high = probe.high;
+            high_rel = V(top_cards)(s, probe.high_depth);
+        }
+        code = probe.move;
+    }
+    int first = V(lead_from_code)(s, code);
     if (low >= beta || low >= high) {
         *rel = low >= high ? low_rel | high_rel : low_rel;
         return low;
