@@ -777,6 +777,42 @@ static int V(last_trick)(SolverObject *s, u64 *rel) {
     return V(in_a)(s, best_seat);
 }
 
+/* DDS's "later tricks" (LaterTricksMIN/MAX) with trumps: tricks (0-2) the side not on lead surely takes with
+ * its trumps, two against two, for windows where the leader's side needs every trick left or all but one:
+ * two for the top two trumps with a hand holding two trumps (they cannot fall in one trick); one, the
+ * leader's side holding the top trump, for the second behind it with a guard, or for the second (with a
+ * guard) and the third. `*rel`: the top trumps it stands on. (DDS's no-trump case, a suit the other side
+ * tops where the leader's side cannot run every trick in its own suits, measured no fewer positions.) */
+static int V(later_tricks)(const SolverObject *s, u64 *rel) {
+    u64 theirs = s->hands[(s->leader + 1) & 3] | s->hands[(s->leader + 3) & 3];
+    u64 trumps = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & SUIT_MASK[s->trump];
+    *rel = 0;
+    if (!trumps) return 0;
+    int top = V(high_bit)(trumps);
+    u64 rest = trumps & ~(1ULL << top);
+    if (!rest) return 0;
+    int second = V(high_bit)(rest);
+    int hh = 0; /* the second best trump's holder */
+    while (!((s->hands[hh] >> second) & 1)) hh++;
+    if (!((theirs >> second) & 1)) return 0;
+    if ((theirs >> top) & 1) {
+        /* Both top trumps theirs and a hand of theirs with two: they cannot fall in one trick. */
+        int two = V(popcount)(s->hands[hh] & trumps) > 1 || V(popcount)(s->hands[(hh + 2) & 3] & trumps) > 1;
+        if (!two) return 0;
+        *rel = 1ULL << top | 1ULL << second;
+        return 2;
+    }
+    if (V(popcount)(s->hands[hh] & trumps) < 2) return 0;
+    if ((s->hands[(hh + 3) & 3] >> top) & 1) { /* the second sits behind the top with a guard */
+        *rel = 1ULL << top | 1ULL << second;
+        return 1;
+    }
+    rest &= ~(1ULL << second);
+    if (!rest || !((theirs >> V(high_bit)(rest)) & 1)) return 0;
+    *rel = 1ULL << top | 1ULL << second | 1ULL << V(high_bit)(rest);
+    return 1;
+}
+
 static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int remaining = V(popcount)(s->hands[s->leader]);
     *rel = 0;
@@ -826,6 +862,21 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
             } else if (remaining - sure < high) {
                 high = remaining - sure;
                 high_rel = sure_rel;
+            }
+        }
+    }
+    if (s->trump >= 0 && s->side_a == s->maximizes && (s->side_a == 5 || s->side_a == 10)) {
+        /* The other side's trump tricks, where the leader's side needs (nearly) all (two against two). */
+        int a_leads = V(in_a)(s, s->leader);
+        if (a_leads ? alpha >= remaining - 2 && high > alpha : beta <= 2 && low < beta) {
+            u64 later_rel;
+            int later = V(later_tricks)(s, &later_rel);
+            if (a_leads && remaining - later < high) {
+                high = remaining - later;
+                high_rel = later_rel;
+            } else if (!a_leads && later > low) {
+                low = later;
+                low_rel = later_rel;
             }
         }
     }
