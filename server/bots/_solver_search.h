@@ -587,10 +587,10 @@ static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
     int own = sure;
     *rel = V(needed_rel)(count, rels, need < sure ? need : sure);
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    u64 their_trumps = 0; /* the opponents' */
-    if (s->trump >= 0)
-        for (int seat = 0; seat < 4; seat++)
-            if (V(in_a)(s, seat) != V(in_a)(s, lead)) their_trumps |= s->hands[seat] & SUIT_MASK[s->trump];
+    u64 opponents = 0;
+    for (int seat = 0; seat < 4; seat++)
+        if (V(in_a)(s, seat) != V(in_a)(s, lead)) opponents |= s->hands[seat];
+    u64 their_trumps = s->trump >= 0 ? opponents & SUIT_MASK[s->trump] : 0;
     for (int partner = 0; partner < 4; partner++) {
         if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
             || V(wants_a)(s, partner) != V(in_a)(s, partner))
@@ -636,6 +636,29 @@ static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
                 }
             }
             break;
+        }
+        /* Tricks that stand on no rank (DDS's quick tricks): a partner's ruff of a suit it is void in, no
+         * opponent void there holding a trump; without trumps, the rounds of a suit no opponent holds while
+         * both partners follow, whoever of them wins each (with trumps this measured more positions). The
+         * lead may end with the partner: these are not added to other tricks. */
+        for (int suit = 0; suit < 4; suit++) {
+            u64 mine = s->hands[lead] & SUIT_MASK[suit], theirs = s->hands[partner] & SUIT_MASK[suit];
+            if (!mine) continue;
+            int free = 0;
+            if (s->trump < 0 && theirs && !(opponents & SUIT_MASK[suit])) {
+                free = V(popcount)(mine) < V(popcount)(theirs) ? V(popcount)(mine) : V(popcount)(theirs);
+            } else if (s->trump >= 0 && suit != s->trump && !theirs
+                       && (s->hands[partner] & SUIT_MASK[s->trump])) {
+                free = 1;
+                for (int seat = 0; seat < 4; seat++)
+                    if (V(in_a)(s, seat) != V(in_a)(s, lead) && !(s->hands[seat] & SUIT_MASK[suit])
+                        && (s->hands[seat] & SUIT_MASK[s->trump]))
+                        free = 0;
+            }
+            if (free >= sure || free >= need) {
+                sure = free > sure ? free : sure;
+                *rel = 0;
+            }
         }
     }
     return need < sure ? need : sure;
