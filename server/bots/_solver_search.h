@@ -517,13 +517,11 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
  * no other seat holds the suit, lengths alone decide). */
 static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
     u64 mine = s->hands[lead];
-    u64 others = 0;
-    int holds_trump[4] = {0, 0, 0, 0};
-    for (int seat = 0; seat < 4; seat++) {
-        if (seat == lead) continue;
-        others |= s->hands[seat];
-        holds_trump[seat] = s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]) != 0;
-    }
+    u64 others = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & ~mine;
+    unsigned ruffers = 0; /* the other seats holding a trump */
+    if (s->trump >= 0)
+        for (int seat = 0; seat < 4; seat++)
+            if (seat != lead && (s->hands[seat] & SUIT_MASK[s->trump])) ruffers |= 1u << seat;
     int total = 0;
     for (int suit = 0; suit < 4; suit++) {
         count[suit] = 0;
@@ -532,22 +530,23 @@ static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
         if (!own) continue;
         u64 theirs = others & SUIT_MASK[suit];
         int winners = theirs ? V(popcount)(own >> (V(high_bit)(theirs) + 1)) : V(popcount)(own);
-        if (winners && theirs) { /* the others' cards all fall under the winners: the small cards run too */
+        if (!winners) continue;
+        if (theirs) { /* the others' cards all fall under the winners: the small cards run too */
             int longest = 0;
-            for (int seat = 0; seat < 4; seat++)
-                if (seat != lead && V(popcount)(s->hands[seat] & SUIT_MASK[suit]) > longest)
-                    longest = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
+            for (int seat = 0; seat < 4; seat++) {
+                int len = seat != lead ? V(popcount)(s->hands[seat] & SUIT_MASK[suit]) : 0;
+                longest = len > longest ? len : longest;
+            }
             if (longest <= winners) {
                 rel[suit] = V(top_n)(own, winners);
                 winners = V(popcount)(own);
             }
         }
-        if (s->trump >= 0 && suit != s->trump)
-            for (int seat = 0; seat < 4; seat++)
-                if (holds_trump[seat]) {
-                    int follow = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
-                    if (follow < winners) winners = follow;
-                }
+        if (suit != s->trump)
+            for (unsigned r = ruffers; r; r &= r - 1) {
+                int follow = V(popcount)(s->hands[V(low_bit)(r)] & SUIT_MASK[suit]);
+                if (follow < winners) winners = follow;
+            }
         count[suit] = winners;
         if (theirs && winners && !rel[suit]) rel[suit] = V(top_n)(own, winners);
         total += winners;
