@@ -13,9 +13,11 @@
  * - partition search at every seat: a card below the ranks a searched card's value stood on (its whole
  *   group, in the same suit) gets the same bound and is not searched;
  * - the exact value found by null-window tests (is the value at least k?) sharing that table, MTD(f)-style;
- * - quick tricks: the winners the leader's side can cash before anyone can ruff, and each hand's trumps
- *   above all of the other side's, bound the value at once; so does a trick the second seat's side surely
- *   takes (with the cards its winner then cashes);
+ * - quick tricks: the winners the leader's side can cash before anyone can ruff, tricks that stand on no
+ *   rank (a partner's ruff, a suit only that side holds), each hand's trumps above all of the other side's
+ *   and, with trumps, the other side's top trumps where the leader's side needs (nearly) every trick, bound
+ *   the value at once, before the table is probed; so does a trick the second seat's side surely takes
+ *   (with the cards its winner then cashes);
  * - move ordering: the table's best lead first; leads weighed by their class (cashing, towards a partner's
  *   winner or ruff, ...) against the size of the search they open (the other side's cards in the suit, as
  *   Haglund's DDS), the last lead that cut at as many tricks left earlier; follows by cheap winners for a

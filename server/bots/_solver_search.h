@@ -517,13 +517,11 @@ static void V(order_moves)(const SolverObject *s, int seat, int *moves, int n, i
  * no other seat holds the suit, lengths alone decide). */
 static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
     u64 mine = s->hands[lead];
-    u64 others = 0;
-    int holds_trump[4] = {0, 0, 0, 0};
-    for (int seat = 0; seat < 4; seat++) {
-        if (seat == lead) continue;
-        others |= s->hands[seat];
-        holds_trump[seat] = s->trump >= 0 && (s->hands[seat] & SUIT_MASK[s->trump]) != 0;
-    }
+    u64 others = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & ~mine;
+    unsigned ruffers = 0; /* the other seats holding a trump */
+    if (s->trump >= 0)
+        for (int seat = 0; seat < 4; seat++)
+            if (seat != lead && (s->hands[seat] & SUIT_MASK[s->trump])) ruffers |= 1u << seat;
     int total = 0;
     for (int suit = 0; suit < 4; suit++) {
         count[suit] = 0;
@@ -532,22 +530,23 @@ static int V(cashable)(const SolverObject *s, int lead, int *count, u64 *rel) {
         if (!own) continue;
         u64 theirs = others & SUIT_MASK[suit];
         int winners = theirs ? V(popcount)(own >> (V(high_bit)(theirs) + 1)) : V(popcount)(own);
-        if (winners && theirs) { /* the others' cards all fall under the winners: the small cards run too */
+        if (!winners) continue;
+        if (theirs) { /* the others' cards all fall under the winners: the small cards run too */
             int longest = 0;
-            for (int seat = 0; seat < 4; seat++)
-                if (seat != lead && V(popcount)(s->hands[seat] & SUIT_MASK[suit]) > longest)
-                    longest = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
+            for (int seat = 0; seat < 4; seat++) {
+                int len = seat != lead ? V(popcount)(s->hands[seat] & SUIT_MASK[suit]) : 0;
+                longest = len > longest ? len : longest;
+            }
             if (longest <= winners) {
                 rel[suit] = V(top_n)(own, winners);
                 winners = V(popcount)(own);
             }
         }
-        if (s->trump >= 0 && suit != s->trump)
-            for (int seat = 0; seat < 4; seat++)
-                if (holds_trump[seat]) {
-                    int follow = V(popcount)(s->hands[seat] & SUIT_MASK[suit]);
-                    if (follow < winners) winners = follow;
-                }
+        if (suit != s->trump)
+            for (unsigned r = ruffers; r; r &= r - 1) {
+                int follow = V(popcount)(s->hands[V(low_bit)(r)] & SUIT_MASK[suit]);
+                if (follow < winners) winners = follow;
+            }
         count[suit] = winners;
         if (theirs && winners && !rel[suit]) rel[suit] = V(top_n)(own, winners);
         total += winners;
@@ -577,8 +576,9 @@ static u64 V(needed_rel)(const int *count, const u64 *rel, int need) {
 }
 
 /* Tricks the leader's side surely takes (the leader wanting them): the leader's own cashable tricks, or a
- * partner's (who wants them too) reached by leading a suit whose top card the partner holds, when no
- * opponent can ruff that first round. `*rel`: the cards that `need` of them stand on (all if fewer). */
+ * partner's (who wants them too) reached by leading a suit whose top card the partner holds (or a card that
+ * beats the opponents'), when no opponent can ruff that first round; or tricks that stand on few ranks
+ * (below). `*rel`: the cards that `need` of them stand on (all if fewer). */
 static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
     int lead = s->leader;
     int count[4];
@@ -587,17 +587,25 @@ static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
     int own = sure;
     *rel = V(needed_rel)(count, rels, need < sure ? need : sure);
     u64 all = s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3];
-    u64 their_trumps = 0; /* the opponents' */
-    if (s->trump >= 0)
-        for (int seat = 0; seat < 4; seat++)
-            if (V(in_a)(s, seat) != V(in_a)(s, lead)) their_trumps |= s->hands[seat] & SUIT_MASK[s->trump];
+    u64 opponents = 0;
+    for (int seat = 0; seat < 4; seat++)
+        if (V(in_a)(s, seat) != V(in_a)(s, lead)) opponents |= s->hands[seat];
+    u64 their_trumps = s->trump >= 0 ? opponents & SUIT_MASK[s->trump] : 0;
     for (int partner = 0; partner < 4; partner++) {
         if (partner == lead || V(in_a)(s, partner) != V(in_a)(s, lead)
             || V(wants_a)(s, partner) != V(in_a)(s, partner))
             continue;
         for (int suit = 0; suit < 4; suit++) {
             u64 out = all & SUIT_MASK[suit];
-            if (!(s->hands[lead] & out) || !(s->hands[partner] >> V(high_bit)(out) & 1)) continue;
+            /* The entry: the partner's top card of the suit, or, without trumps, its card above the
+             * opponents' cards below one of the leader's, reached by a smaller card of the leader's (DDS's "Kx
+             * opposite Ax"; a trick more; with trumps this measured no fewer positions). */
+            u64 mine = s->hands[lead] & out, rest = out & ~mine;
+            if (!mine || !rest || !(s->hands[partner] >> V(high_bit)(rest) & 1)
+                || V(low_bit)(mine) > V(high_bit)(rest))
+                continue;
+            int entry = V(high_bit)(rest), over = V(high_bit)(out) != entry;
+            if (over && s->trump >= 0) continue;
             int ruff = 0;
             if (s->trump >= 0 && suit != s->trump)
                 for (int seat = 0; seat < 4; seat++)
@@ -607,17 +615,17 @@ static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
             if (ruff) continue;
             int theirs_count[4];
             u64 theirs_rels[4];
-            int theirs = V(cashable)(s, partner, theirs_count, theirs_rels);
+            int theirs = V(cashable)(s, partner, theirs_count, theirs_rels) + over;
             if (theirs > sure) {
                 sure = theirs;
-                *rel = V(needed_rel)(theirs_count, theirs_rels, need < sure ? need : sure)
-                       | 1ULL << V(high_bit)(out);
+                *rel = V(needed_rel)(theirs_count, theirs_rels, (need < sure ? need : sure) - over)
+                       | 1ULL << entry;
             }
             /* With no opponent able to ruff, the leader may cash its own winners first and then cross to
              * the partner's, if the partner can follow or throw cards that are neither its winners nor
              * needed to follow (the two sets of winners are in different suits: a suit's top card is in
              * one hand). */
-            if (!their_trumps && own && theirs) {
+            if (!their_trumps && own && theirs && !over) {
                 int discards = 0, following = 0;
                 for (int x = 0; x < 4; x++) {
                     int len = V(popcount)(s->hands[partner] & SUIT_MASK[x]);
@@ -636,6 +644,29 @@ static int V(quick_tricks)(const SolverObject *s, int need, u64 *rel) {
                 }
             }
             break;
+        }
+        /* Tricks that stand on no rank (DDS's quick tricks): a partner's ruff of a suit it is void in, no
+         * opponent void there holding a trump; without trumps, the rounds of a suit no opponent holds while
+         * both partners follow, whoever of them wins each (with trumps this measured more positions). The
+         * lead may end with the partner: these are not added to other tricks. */
+        for (int suit = 0; suit < 4; suit++) {
+            u64 mine = s->hands[lead] & SUIT_MASK[suit], theirs = s->hands[partner] & SUIT_MASK[suit];
+            if (!mine) continue;
+            int free = 0;
+            if (s->trump < 0 && theirs && !(opponents & SUIT_MASK[suit])) {
+                free = V(popcount)(mine) < V(popcount)(theirs) ? V(popcount)(mine) : V(popcount)(theirs);
+            } else if (s->trump >= 0 && suit != s->trump && !theirs
+                       && (s->hands[partner] & SUIT_MASK[s->trump])) {
+                free = 1;
+                for (int seat = 0; seat < 4; seat++)
+                    if (V(in_a)(s, seat) != V(in_a)(s, lead) && !(s->hands[seat] & SUIT_MASK[suit])
+                        && (s->hands[seat] & SUIT_MASK[s->trump]))
+                        free = 0;
+            }
+            if (free >= sure || free >= need) {
+                sure = free > sure ? free : sure;
+                *rel = 0;
+            }
         }
     }
     return need < sure ? need : sure;
@@ -777,6 +808,42 @@ static int V(last_trick)(SolverObject *s, u64 *rel) {
     return V(in_a)(s, best_seat);
 }
 
+/* DDS's "later tricks" (LaterTricksMIN/MAX) with trumps: tricks (0-2) the side not on lead surely takes with
+ * its trumps, two against two, for windows where the leader's side needs every trick left or all but one:
+ * two for the top two trumps with a hand holding two trumps (they cannot fall in one trick); one, the
+ * leader's side holding the top trump, for the second behind it with a guard, or for the second (with a
+ * guard) and the third. `*rel`: the top trumps it stands on. (DDS's no-trump case, a suit the other side
+ * tops where the leader's side cannot run every trick in its own suits, measured no fewer positions.) */
+static int V(later_tricks)(const SolverObject *s, u64 *rel) {
+    u64 theirs = s->hands[(s->leader + 1) & 3] | s->hands[(s->leader + 3) & 3];
+    u64 trumps = (s->hands[0] | s->hands[1] | s->hands[2] | s->hands[3]) & SUIT_MASK[s->trump];
+    *rel = 0;
+    if (!trumps) return 0;
+    int top = V(high_bit)(trumps);
+    u64 rest = trumps & ~(1ULL << top);
+    if (!rest) return 0;
+    int second = V(high_bit)(rest);
+    int hh = 0; /* the second best trump's holder */
+    while (!((s->hands[hh] >> second) & 1)) hh++;
+    if (!((theirs >> second) & 1)) return 0;
+    if ((theirs >> top) & 1) {
+        /* Both top trumps theirs and a hand of theirs with two: they cannot fall in one trick. */
+        int two = V(popcount)(s->hands[hh] & trumps) > 1 || V(popcount)(s->hands[(hh + 2) & 3] & trumps) > 1;
+        if (!two) return 0;
+        *rel = 1ULL << top | 1ULL << second;
+        return 2;
+    }
+    if (V(popcount)(s->hands[hh] & trumps) < 2) return 0;
+    if ((s->hands[(hh + 3) & 3] >> top) & 1) { /* the second sits behind the top with a guard */
+        *rel = 1ULL << top | 1ULL << second;
+        return 1;
+    }
+    rest &= ~(1ULL << second);
+    if (!rest || !((theirs >> V(high_bit)(rest)) & 1)) return 0;
+    *rel = 1ULL << top | 1ULL << second | 1ULL << V(high_bit)(rest);
+    return 1;
+}
+
 static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int remaining = V(popcount)(s->hands[s->leader]);
     *rel = 0;
@@ -784,32 +851,10 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     if (beta <= 0) return 0; /* the window is decided whatever the tricks left: on no rank */
     if (alpha >= remaining) return remaining;
     if (remaining == 1) return V(last_trick)(s, rel);
-    Key key;
-    V(make_key)(s, (unsigned)s->leader, &key);
+    /* The bounds first, then the table: a bound that decides the window needs no probe, and usually
+     * stands on fewer ranks than a table entry would (fewer positions). */
     int low = 0, high = remaining, code = -1;
     u64 low_rel = 0, high_rel = 0; /* the cards each bound stands on */
-    Probe probe;
-    int keyed = remaining > TABLE_FROM;
-    if (keyed && V(table_probe)(s, &key, alpha, beta, &probe)) {
-        if (probe.low > low) {
-            low = probe.low;
-            low_rel = V(top_cards)(s, probe.low_depth);
-        }
-        if (probe.high < high) {
-            high = probe.high;
-            high_rel = V(top_cards)(s, probe.high_depth);
-        }
-        code = probe.move;
-    }
-    int first = V(lead_from_code)(s, code);
-    if (low >= beta || low == high) {
-        *rel = low == high ? low_rel | high_rel : low_rel;
-        return low;
-    }
-    if (high <= alpha) {
-        *rel = high_rel;
-        return high;
-    }
     if (V(wants_a)(s, s->leader) == V(in_a)(s, s->leader)) {
         u64 sure_rel;
         /* As many tricks as would decide the window: the ranks of more need not count. */
@@ -851,6 +896,45 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
             }
         }
     }
+    if (s->trump >= 0 && s->side_a == s->maximizes && (s->side_a == 5 || s->side_a == 10)) {
+        /* The other side's trump tricks, where the leader's side needs (nearly) all (two against two). */
+        int a_leads = V(in_a)(s, s->leader);
+        if (a_leads ? alpha >= remaining - 2 && high > alpha : beta <= 2 && low < beta) {
+            u64 later_rel;
+            int later = V(later_tricks)(s, &later_rel);
+            if (a_leads && remaining - later < high) {
+                high = remaining - later;
+                high_rel = later_rel;
+            } else if (!a_leads && later > low) {
+                low = later;
+                low_rel = later_rel;
+            }
+        }
+    }
+    if (low >= beta || low >= high) {
+        *rel = low >= high ? low_rel | high_rel : low_rel;
+        return low;
+    }
+    if (high <= alpha) {
+        *rel = high_rel;
+        return high;
+    }
+    Key key;
+    V(make_key)(s, (unsigned)s->leader, &key);
+    Probe probe;
+    int keyed = remaining > TABLE_FROM;
+    if (keyed && V(table_probe)(s, &key, alpha, beta, &probe)) {
+        if (probe.low > low) {
+            low = probe.low;
+            low_rel = V(top_cards)(s, probe.low_depth);
+        }
+        if (probe.high < high) {
+            high = probe.high;
+            high_rel = V(top_cards)(s, probe.high_depth);
+        }
+        code = probe.move;
+    }
+    int first = V(lead_from_code)(s, code);
     if (low >= beta || low >= high) {
         *rel = low >= high ? low_rel | high_rel : low_rel;
         return low;
