@@ -61,13 +61,15 @@ EARLY_SAMPLES = 6
 EARLY_POOL = 8
 EARLY_WORLD_NODES = 150_000
 EARLY_NODE_BUDGET = 900_000
+#: The first tricks' (samples, pool, world nodes, node budget) where a ruleset needs its own. Classic
+#: whist's points change with every trick, so each card of a world needs its exact count: with the
+#: limits above its first tricks cost 1.04 times expert-v1's CPU per deal, with these 0.90 times
+#: (docs/bots.md).
+EARLY_LIMITS_BY_RULESET = {"whist": (5, 6, 100_000, 500_000)}
 #: Trick contracts are searched once this seat holds at most this many cards: from the first card
-#: (misères and piccolo too); with the pure-Python solver from trick 3. Classic whist from trick 3 too:
-#: its points change with every trick, so each card of a world needs its exact count, and the first
-#: tricks' worlds would cost about 1.2 times today's expert's CPU per deal (docs/bots.md).
+#: (misères and piccolo too); with the pure-Python solver from trick 3.
 SEARCH_CARDS = 13
 PYTHON_SEARCH_CARDS = 11
-SEARCH_CARDS_BY_RULESET = {"whist": 11}
 
 
 @dataclass(frozen=True)
@@ -98,11 +100,16 @@ class ExpertBot:
         # own, but with the pure-Python solver (whose nodes cost about 100 times more).
         self.middle = Limits(samples, POOL, per_world, budget)
         self.late = Limits(max(samples, LATE_SAMPLES), LATE_POOL, per_world, budget)
-        self.early = Limits(EARLY_SAMPLES, EARLY_POOL,
-                            per_world if python else world_nodes or EARLY_WORLD_NODES,
-                            budget if python else node_budget or EARLY_NODE_BUDGET)
+
+        def early(worlds: int, pool: int, world: int, decision: int) -> Limits:
+            if python:
+                return Limits(worlds, pool, per_world, budget)
+            return Limits(worlds, pool, world_nodes or world, node_budget or decision)
+
+        self.early = early(EARLY_SAMPLES, EARLY_POOL, EARLY_WORLD_NODES, EARLY_NODE_BUDGET)
+        self.early_by_ruleset = {name: early(*spec) for name, spec in EARLY_LIMITS_BY_RULESET.items()}
         self.min_worlds = min_worlds
-        self.search_cards = search_cards  # None: by ruleset (`SEARCH_CARDS_BY_RULESET`)
+        self.search_cards = search_cards  # None: `SEARCH_CARDS` (`PYTHON_SEARCH_CARDS`)
 
     def trick_search_cards(self, view: View) -> int:
         """The most cards in hand with which a trick contract is searched (more: the heuristic's card)."""
@@ -110,12 +117,12 @@ class ExpertBot:
             return self.search_cards
         if IMPLEMENTATION == "python":  # whole deals are out of its reach
             return PYTHON_SEARCH_CARDS
-        return SEARCH_CARDS_BY_RULESET.get(str(view.get("ruleset")), SEARCH_CARDS)
+        return SEARCH_CARDS
 
     def limits(self, view: View) -> Limits:
         """The limits of a decision: the first tricks' (card play only), the last tricks', or the rest's."""
         if view.get("phase") == "play" and len(view["hand"]) > EARLY_CARDS:
-            return self.early
+            return self.early_by_ruleset.get(str(view.get("ruleset")), self.early)
         if max(int(n) for n in view["hand_counts"]) <= LATE_TRICKS:
             return self.late
         return self.middle
