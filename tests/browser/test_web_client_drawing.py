@@ -92,12 +92,13 @@ def test_an_element_of_another_key_or_tag_is_never_reused(page: Page) -> None:
 def test_a_press_begun_before_a_redraw_of_the_table_ends_on_the_same_button(page: Page) -> None:
     player = Player(page)
     player.create_room("Ana", bots=True, deals=1, ruleset="solo-whist")
+    # Ana's turn, and the button on screen: the bots wait for her, so nothing but the redraw under test
+    # touches the table between the press and its end (the room's first renders may replace the button).
+    wait_until(lambda: (player.state().get("view") or {}).get("legal"), message="Ana's turn")
     button = page.locator("#app [data-key=chat]")
-    button.wait_for()
-    page.evaluate("() => { window.__pressed = document.querySelector('#app [data-key=chat]'); }")
-    box = button.bounding_box()
-    assert box is not None
+    box = wait_until(button.bounding_box, message="the chat button on screen")
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.evaluate("() => { window.__pressed = document.querySelector('#app [data-key=chat]'); }")
     page.mouse.down()
     # The redraw between the finger going down and coming up: with the table rebuilt from scratch the
     # press would end on another element and the click would be lost.
