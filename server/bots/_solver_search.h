@@ -844,6 +844,38 @@ static int V(later_tricks)(const SolverObject *s, u64 *rel) {
     return 1;
 }
 
+/* A lead position's bounds, each with the cards it stands on: a lower bound raised, an upper one lowered. */
+static inline void V(raise_low)(int *low, u64 *low_rel, int value, u64 value_rel) {
+    if (value > *low) {
+        *low = value;
+        *low_rel = value_rel;
+    }
+}
+
+static inline void V(lower_high)(int *high, u64 *high_rel, int value, u64 value_rel) {
+    if (value < *high) {
+        *high = value;
+        *high_rel = value_rel;
+    }
+}
+
+/* Whether the bounds [low, high] decide the window (alpha, beta): then the value to return in `*value`
+ * and the cards it stands on in `*rel`. */
+static inline int V(decided)(int low, int high, u64 low_rel, u64 high_rel, int alpha, int beta, int *value,
+                             u64 *rel) {
+    if (low >= beta || low >= high) {
+        *rel = low >= high ? low_rel | high_rel : low_rel;
+        *value = low;
+        return 1;
+    }
+    if (high <= alpha) {
+        *rel = high_rel;
+        *value = high;
+        return 1;
+    }
+    return 0;
+}
+
 static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
     int remaining = V(popcount)(s->hands[s->leader]);
     *rel = 0;
@@ -861,13 +893,8 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         int a_leads = V(in_a)(s, s->leader);
         int need = a_leads ? (beta < high ? beta : high) : remaining - (alpha > low ? alpha : low);
         int sure = V(quick_tricks)(s, need, &sure_rel);
-        if (a_leads && sure > low) {
-            low = sure;
-            low_rel = sure_rel;
-        } else if (!V(in_a)(s, s->leader) && remaining - sure < high) {
-            high = remaining - sure;
-            high_rel = sure_rel;
-        }
+        if (a_leads) V(raise_low)(&low, &low_rel, sure, sure_rel);
+        else V(lower_high)(&high, &high_rel, remaining - sure, sure_rel);
     }
     if (s->trump >= 0) {
         /* A trump above every trump of the other side wins the trick it is played in for its side
@@ -885,15 +912,8 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
             int sure = rest ? V(popcount)(own >> (V(high_bit)(rest) + 1)) : V(popcount)(own);
             if (!sure) continue;
             u64 sure_rel = rest ? V(top_n)(own, sure) : 0;
-            if (V(in_a)(s, seat)) {
-                if (sure > low) {
-                    low = sure;
-                    low_rel = sure_rel;
-                }
-            } else if (remaining - sure < high) {
-                high = remaining - sure;
-                high_rel = sure_rel;
-            }
+            if (V(in_a)(s, seat)) V(raise_low)(&low, &low_rel, sure, sure_rel);
+            else V(lower_high)(&high, &high_rel, remaining - sure, sure_rel);
         }
     }
     if (s->trump >= 0 && s->side_a == s->maximizes && (s->side_a == 5 || s->side_a == 10)) {
@@ -902,23 +922,12 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         if (a_leads ? alpha >= remaining - 2 && high > alpha : beta <= 2 && low < beta) {
             u64 later_rel;
             int later = V(later_tricks)(s, &later_rel);
-            if (a_leads && remaining - later < high) {
-                high = remaining - later;
-                high_rel = later_rel;
-            } else if (!a_leads && later > low) {
-                low = later;
-                low_rel = later_rel;
-            }
+            if (a_leads) V(lower_high)(&high, &high_rel, remaining - later, later_rel);
+            else V(raise_low)(&low, &low_rel, later, later_rel);
         }
     }
-    if (low >= beta || low >= high) {
-        *rel = low >= high ? low_rel | high_rel : low_rel;
-        return low;
-    }
-    if (high <= alpha) {
-        *rel = high_rel;
-        return high;
-    }
+    int value;
+    if (V(decided)(low, high, low_rel, high_rel, alpha, beta, &value, rel)) return value;
     Key key;
     V(make_key)(s, (unsigned)s->leader, &key);
     Probe probe;
@@ -935,14 +944,7 @@ static int V(search_lead)(SolverObject *s, int alpha, int beta, u64 *rel) {
         code = probe.move;
     }
     int first = V(lead_from_code)(s, code);
-    if (low >= beta || low >= high) {
-        *rel = low >= high ? low_rel | high_rel : low_rel;
-        return low;
-    }
-    if (high <= alpha) {
-        *rel = high_rel;
-        return high;
-    }
+    if (V(decided)(low, high, low_rel, high_rel, alpha, beta, &value, rel)) return value;
     int alpha0 = alpha > low ? alpha : low;
     int beta0 = beta < high ? beta : high;
     int chosen = -1;
