@@ -109,15 +109,10 @@ class ExpertBot:
         self.early = early(EARLY_SAMPLES, EARLY_POOL, EARLY_WORLD_NODES, EARLY_NODE_BUDGET)
         self.early_by_ruleset = {name: early(*spec) for name, spec in EARLY_LIMITS_BY_RULESET.items()}
         self.min_worlds = min_worlds
-        self.search_cards = search_cards  # None: `SEARCH_CARDS` (`PYTHON_SEARCH_CARDS`)
-
-    def trick_search_cards(self, view: View) -> int:
-        """The most cards in hand with which a trick contract is searched (more: the heuristic's card)."""
-        if self.search_cards is not None:
-            return self.search_cards
-        if IMPLEMENTATION == "python":  # whole deals are out of its reach
-            return PYTHON_SEARCH_CARDS
-        return SEARCH_CARDS
+        # The most cards in hand with which a trick contract is searched (more: the heuristic's card);
+        # whole deals are out of the pure-Python solver's reach.
+        default_cards = PYTHON_SEARCH_CARDS if python else SEARCH_CARDS
+        self.search_cards = default_cards if search_cards is None else search_cards
 
     def limits(self, view: View) -> Limits:
         """The limits of a decision: the first tricks' (card play only), the last tricks', or the rest's."""
@@ -162,7 +157,7 @@ class ExpertBot:
         declarers = [int(s) for s in contract.get("declarers") or []]
         if not declarers or (len(declarers) > 1 and not contract.get("team")) or len(declarers) == 4:
             return None  # several misères played side by side: not a two-sided game
-        if int(contract.get("level") or 0) >= 2 and len(view["hand"]) > self.trick_search_cards(view):
+        if int(contract.get("level") or 0) >= 2 and len(view["hand"]) > self.search_cards:
             return None  # too early for a world of a trick contract to fit: the heuristic's card
         knowledge = Knowledge.from_view(view)
         cards = [action[5:] for action in view["legal"]]

@@ -67,7 +67,7 @@ def test_every_expert_action_is_legal_over_many_deals_and_it_searches_from_the_f
             deal.apply(seat, action)
     assert len(expert.searched) > 40  # the search itself decided, not only its fallback
     assert any(n >= 9 for n in expert.searched)  # and well before the last 6 tricks
-    if expert.trick_search_cards({"ruleset": ruleset}) == 13:  # trick contracts too, from the first card
+    if expert.search_cards == 13:  # trick contracts too, from the first card
         assert 13 in expert.searched_tricks, sorted(set(expert.searched_tricks))
     else:  # with the pure-Python solver: from trick 3
         assert IMPLEMENTATION == "python"
@@ -295,6 +295,6 @@ def test_with_the_pure_python_solver_the_first_tricks_keep_its_small_node_counts
     code = ("from server.bots.expert import ExpertBot, PYTHON_NODE_BUDGET as B\n"
             "bot = ExpertBot()\n"
             "assert (bot.early.world_nodes, bot.early.node_budget) == (B, B), bot.early\n"
-            "assert bot.trick_search_cards({'ruleset': 'couleur'}) == 11\n")
+            "assert bot.search_cards == 11\n")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "WHIST_PURE_SOLVER": "1"},
                    check=True, timeout=60)
