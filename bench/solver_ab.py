@@ -32,6 +32,7 @@ from types import ModuleType
 from typing import Any
 
 from server.bots import _solver as current
+from server.bots.solver import SUIT_INDEX
 
 from .solver import _deal
 
@@ -40,7 +41,6 @@ SOURCES = ("server/bots/_solver.c", "server/bots/_solver_search.h")
 #: The flags setuptools' build_ext gives gcc here (`-O3 -g -fwrapv -Wall -fPIC`, then `-shared`).
 FLAGS = ("-O3", "-g", "-fwrapv", "-Wall", "-fPIC", "-shared")
 TEAM_MASK = 0b0101  # seats 0 and 2
-SUIT_INDEX = {"S": 0, "H": 1, "D": 2, "C": 3}
 
 
 def build_revision(revision: str | None, directory: Path, name: str = "_solver_against") -> ModuleType:
