@@ -44,7 +44,9 @@ class RoomRegistry:
     async def get(self, room_id: str) -> LiveRoom | None:
         """The live room, loading it from the store if this process does not hold it yet."""
         room = self.rooms.get(room_id)
-        if room is not None:
+        if room is not None and room.gone:
+            self.drop(room)
+        elif room is not None:
             return room
         pending = self._loading.get(room_id)
         if pending is not None:
@@ -92,6 +94,15 @@ class RoomRegistry:
         """Drop a finished room nobody uses from memory (the store keeps it)."""
         if room.members or not facts.over(room.table) or any(lst.busy(room) for lst in self.listeners):
             return
+        if self.rooms.get(room.room_id) is room:
+            del self.rooms[room.room_id]
+            for listener in self.listeners:
+                listener.closed(room)
+
+    def drop(self, room: LiveRoom) -> None:
+        """Stop serving a room the store no longer holds (`LiveRoom.gone`), whoever is still in it: the
+        connections still there keep their copy; anyone coming in is answered by the store (and the
+        archive)."""
         if self.rooms.get(room.room_id) is room:
             del self.rooms[room.room_id]
             for listener in self.listeners:

@@ -118,6 +118,9 @@ class LiveRoom:
         self.members: dict[Member, str | None] = {}  # connection -> participant (None: spectator)
         self.lock = asyncio.Lock()
         self.stale = False  # a write failed: reload from the store before the next change
+        # The store no longer holds the room (its retention after the archive ran out): nothing more
+        # happens in it here; the registry drops it and the archive answers for it.
+        self.gone = False
         self._human_gate = human_gate or contextlib.nullcontext
 
     # ---------------------------------------------------------------- read-only facts
@@ -183,6 +186,8 @@ class LiveRoom:
             except Exception:
                 log.exception("room %s: reload failed", self.room_id)
                 raise _store_silent() from None
+        if self.gone and fresh:
+            raise _gone(self.room_id)
         outcome = command(self.table)
         if outcome is None:
             return None
@@ -218,6 +223,8 @@ class LiveRoom:
                 log.exception("room %s: reload failed", self.room_id)
                 self.stale = True
                 raise _store_silent() from None
+            if self.gone:
+                raise _gone(self.room_id) from None
             raise errors.Conflict(f"the room changed under this request ({conflict}); nothing was applied: "
                                   "retry") from None
         except NotReplicatedError as unconfirmed:
@@ -297,11 +304,14 @@ class LiveRoom:
 
     async def catch_up(self) -> bool:
         """Reload the room if the store holds a newer version than the live copy (another process
-        changed it); True if it did. Under the lock."""
+        changed it); True if it did. Under the lock. A room the store no longer holds is `gone`."""
         async with self.lock:
             try:
                 stored = await self.store.load(self.room_id)
-                if stored is None or (stored.version == self.table.version and not self.stale):
+                if stored is None:
+                    self.gone = True
+                    return False
+                if stored.version == self.table.version and not self.stale:
                     return False
                 if not await self._install(stored):
                     self.announce_reload()  # stale at the same version: tell the connections anyway
@@ -317,9 +327,12 @@ class LiveRoom:
 
     async def reload(self) -> None:
         """Replace the live table with the stored one (presence is kept: it is not stored). When the
-        store was ahead, the connections here were behind too: they are sent the current state."""
+        store was ahead, the connections here were behind too: they are sent the current state. A room
+        the store no longer holds is `gone`."""
         stored = await self.store.load(self.room_id)
-        if stored is not None:
+        if stored is None:
+            self.gone = True
+        else:
             await self._install(stored)
 
     async def _install(self, stored: StoredRoom) -> bool:
@@ -340,6 +353,12 @@ class LiveRoom:
 def _store_silent() -> errors.StoreUnavailable:
     """The error for a command refused because the store does not answer before anything was written."""
     return errors.StoreUnavailable("the store does not answer; nothing was applied: retry")
+
+
+def _gone(room_id: str) -> errors.NoSuchRoom:
+    """The error for a command on a room the store has let go since this process loaded it."""
+    return errors.NoSuchRoom(f"room {room_id!r} is over and has left the live store; its deals are in the "
+                             "archive")
 
 
 def _same(stored: JSON, written: JSON) -> bool:

@@ -146,8 +146,11 @@ class Tables:
         """The room, followed by this process and current (a connection is about to use it)."""
         room = await self.registry.require(room_id)
         await self.shared.attach(room)
-        if room.stale:
+        if room.stale or room.over:  # a finished room may have left the store since (its retention ran out)
             await room.catch_up()
+        if room.gone:
+            self.registry.drop(room)
+            raise errors.NoSuchRoom(f"no room with id {room_id!r}")
         return room
 
     # ---------------------------------------------------------------- membership

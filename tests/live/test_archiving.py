@@ -429,3 +429,42 @@ async def test_the_memory_store_lets_an_archived_room_go_after_the_retention_too
         assert await reader.records(room_id) == live_records, "from the archive"
     finally:
         await server.stop()
+
+
+
+async def test_a_room_still_held_here_once_its_retention_ran_out_is_answered_from_the_archive(
+        clients: Callable[..., Awaitable[WhistClient]], tmp_path: Path) -> None:
+    """Ann's connection keeps the finished room in this process's memory after the store has let it go
+    (as a page being reloaded does until the server hears its old socket close). A new connection
+    resuming her seat is told the room is gone (not a conflict to retry for ever), and watching it
+    answers the archived records, as for a room nobody held."""
+    archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
+    writer = ArchiveWriter(lambda: open_archive(archive_url), first_delay=0.05, kind="sqlite")
+    store = MemoryStore()
+    server = WhistServer(store, bot_delay=0.0, limits=Limits(200.0, 400.0), archive=writer, retention=0.3)
+    host, port = await server.start("127.0.0.1", 0)
+    try:
+        url = f"ws://{host}:{port}/ws"
+        ann = await clients(url, "Ann", player_key=KEY_ANN)
+        room_id = await play_session(ann)
+        live_records = await ann.records()
+        assert ann.token is not None
+        await until(lambda: asyncio.sleep(0, writer.stats().written == 1), what="archived")
+
+        async def gone() -> bool:
+            return await store.load(room_id) is None
+
+        await until(gone, what="the room let go")
+        assert room_id in server.tables.rooms, "still held: Ann's connection is in it"
+
+        again = await clients(url, "Ann", player_key=KEY_ANN)
+        with pytest.raises(ServerError) as refused:
+            await again.resume(room_id, ann.token)
+        assert refused.value.code == "no_such_room"
+        assert room_id not in server.tables.rooms, "no longer served here"
+        watched = await again.watch(room_id)
+        assert watched["archived"] is True and watched["records"] == live_records
+        assert await ann.records() == live_records, "the connection still in the room reads its own copy"
+        assert await store.load(room_id) is None, "nothing written back to the store"
+    finally:
+        await server.stop()

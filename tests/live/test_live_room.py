@@ -89,6 +89,19 @@ async def test_a_lost_compare_and_set_reloads_and_changes_nothing() -> None:
     assert room.table.seats[3].kind == "bot" and room.table.seats[2].kind == "empty"
 
 
+async def test_a_command_on_a_room_the_store_let_go_is_no_such_room_not_a_conflict_to_retry() -> None:
+    store, calls = MemoryStore(clock=lambda: 10.0), []
+    room = await new_room(store, calls)
+    await store.retain("r1", 0, 0.0)  # the retention after the archive has run out
+    before = room.table
+    with pytest.raises(errors.NoSuchRoom):
+        await room.apply(lambda table: seating.add_bot(table, table.host, 2, None))
+    assert room.gone and room.table is before and calls == []
+    assert await store.load("r1") is None, "nothing written back"
+    with pytest.raises(errors.NoSuchRoom):
+        await room.apply(lambda table: seating.add_bot(table, table.host, 3, None))
+
+
 async def test_presence_is_not_stored_and_is_announced() -> None:
     store, calls = MemoryStore(), []
     room = await new_room(store, calls)

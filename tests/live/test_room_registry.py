@@ -128,3 +128,13 @@ async def test_load_all_keeps_the_unfinished_rooms_only() -> None:
                                          ended(waiting_table("room2")))
     await registry.load_all()
     assert set(registry.rooms) == {"room1"}
+
+
+async def test_a_held_room_the_store_let_go_is_dropped_and_the_store_answers_for_it() -> None:
+    registry, store, hooks = await registry_with(ended(waiting_table("room1")))
+    room = await registry.require("room1")
+    room.members[object()] = None  # type: ignore[index]
+    await store.retain("room1", 0, 0.0)  # the retention after the archive has run out
+    assert not await room.catch_up() and room.gone
+    assert await registry.get("room1") is None, "loaded again: the store has no such room"
+    assert registry.held("room1") is None and hooks.heard[-1] == ("closed", "room1")
