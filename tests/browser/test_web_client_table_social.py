@@ -438,15 +438,18 @@ def test_between_deals_the_summary_counts_down_and_the_next_deal_comes_for_a_pla
     context.add_init_script(WATCH_BACK)
     ana = Player(context.new_page())
     ready_page(ana, server_url, "Ana")
-    ana.page.evaluate("() => window.whistApp.actions.createRoom({ruleset: 'whist', houseRules: {},"
+    # A target no side reaches in one deal (13 tricks score 7): the session cannot end at the first
+    # deal's summary (at the default 5, a side taking 11 tricks ended it, with no pause to show).
+    ana.page.evaluate("() => window.whistApp.actions.createRoom({ruleset: 'whist', houseRules: {target: 8},"
                       " session: {deals: 2}, bots: true, sit: true, turnSeconds: 15})")
     wait_until(lambda: (ana.state().get("room") or {}).get("turn_seconds") == 15, message="the clocked room")
+    assert ana.state()["room"]["house_rules"]["target"] == 8
     # Ana plays her cards in time (the bots are quick on this server), then stops at the summary. The
     # clock is long enough that a loaded machine never makes her miss two turns in a row (the bot would
     # keep her seat, which has no pause clock) nor lets the pause run out before the page is read.
     view = ana.wait_for_summary()
     first = ana.state()["room"]["deal_number"]
-    assert view["phase"] == "end"
+    assert view["phase"] == "end" and not ana.state()["room"]["session_over"]
     found = wait_until(lambda: ana.seen("() => { const c = document.querySelector('#summary .pause-clock');"
                                         " return c && {role: c.getAttribute('role'),"
                                         " label: c.getAttribute('aria-label'),"
