@@ -40,6 +40,27 @@ export async function send(type, fields = {}) {
   }
 }
 
+// Refusals that say "nothing was applied: retry" (docs/protocol.md, "`ok` and `error`"): the store
+// was busy or changing hands. Opening a room asks again after these pauses before showing the refusal.
+const RETRY_CODES = new Set(["conflict", "store_unavailable"]);
+const RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
+
+/**
+ * `conn.request`, asked again after a pause when the server says to retry, while the page still shows
+ * `roomId`; resolves to null (nothing shown) once the page has moved on.
+ */
+async function requestForRoom(roomId, type, fields) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await conn.request(type, fields);
+    } catch (error) {
+      if (!RETRY_CODES.has(error.code) || attempt >= RETRY_DELAYS_MS.length) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
+      if (state().roomId !== roomId) return null;
+    }
+  }
+}
+
 function tokenFor(roomId) { return storageGet(TOKEN_PREFIX + roomId); }
 function keepToken(roomId, token) { if (token) storageSet(TOKEN_PREFIX + roomId, token); }
 function forgetToken(roomId) { storageSet(TOKEN_PREFIX + roomId, null); }
@@ -190,7 +211,7 @@ export const actions = {
     const token = tokenFor(roomId);
     if (token) {
       try {
-        await conn.request("resume", { room_id: roomId, token });
+        await requestForRoom(roomId, "resume", { room_id: roomId, token });
         return;
       } catch (error) {
         // No such live room: it may be over and archived, which watching tells.
@@ -199,7 +220,7 @@ export const actions = {
       }
     }
     try {
-      const answer = await conn.request("watch", { room_id: roomId });
+      const answer = await requestForRoom(roomId, "watch", { room_id: roomId });
       if (answer?.archived) actions.showArchived(answer);
     } catch (error) {
       if (error.code === "no_such_room") actions.roomMissing();

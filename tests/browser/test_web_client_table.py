@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from browser_helpers import Player, new_context, wait_until
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, WebSocketRoute
 
 RULESET = os.environ.get("WHIST_BROWSER_RULESET", "couleur")
 # The spread misère of each ruleset, and when its hand goes face up (docs/rules.md §1-§3).
@@ -185,6 +185,44 @@ def test_a_reload_returns_the_player_to_the_same_seat_mid_deal(browser: Browser,
     seen = player.seen("() => [...document.querySelectorAll('.hand .card')].map(e => e.dataset.card)")
     assert set(seen["found"]) == set(seen["state"]["view"]["hand"])
     assert "Rita" in player.page.inner_text(".seat.me")
+    player.wait_for_summary()
+    assert player.errors == []
+    context.close()
+
+
+def test_a_resume_the_server_asks_to_retry_is_asked_again_and_the_seat_comes_back(
+        browser: Browser, server_url: str) -> None:
+    """The store busy at the moment of a reload (`store_unavailable`: nothing was applied, retry): the
+    page asks again after a pause and is back on its seat, with no refusal left on screen."""
+    context = new_context(browser, "desktop")
+    player = Player(context.new_page())
+    player.page.goto(server_url)
+    room_id = player.create_room("Remi", bots=True, deals=3, ruleset=RULESET)
+    play_until(player, lambda view: view["phase"] in ("play", "auction"))
+    seat = player.state()["you"]["seat"]
+    refused: list[int] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            request = json.loads(message) if isinstance(message, str) else {}
+            if request.get("type") == "resume" and not refused:
+                refused.append(request["id"])
+                ws.send(json.dumps({"type": "error", "id": request["id"], "code": "store_unavailable",
+                                    "message": "the store does not answer; nothing was applied: retry"}))
+                return
+            server.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(lambda message: ws.send(message))
+
+    player.page.route_web_socket("**/ws*", route)
+    player.page.reload()
+    wait_until(lambda: player.state().get("view"), timeout=30, message="the seat after the retried resume")
+    assert refused, "the first resume was refused"
+    assert player.state()["roomId"] == room_id and player.state()["you"]["seat"] == seat
+    assert player.page.locator("#errors .error[data-code=store_unavailable]").count() == 0
     player.wait_for_summary()
     assert player.errors == []
     context.close()
