@@ -275,18 +275,21 @@ class InstrumentedStore(Store):
                                                      lambda: self.inner.deal_results(day, deal))
         return results
 
-    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> bool:
         """The inner store's chat append, timed."""
-        await self._timed("append_chat", lambda: self.inner.append_chat(room_id, line, keep))
+        kept: bool = await self._timed("append_chat", lambda: self.inner.append_chat(room_id, line, keep))
+        return kept
 
     async def chat_lines(self, room_id: str) -> list[JSON]:
         """The inner store's chat lines, timed."""
         lines: list[JSON] = await self._timed("chat_lines", lambda: self.inner.chat_lines(room_id))
         return lines
 
-    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> None:
+    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> bool:
         """The inner store's seat credit, timed."""
-        await self._timed("credit_seat", lambda: self.inner.credit_seat(room_id, seat, player))
+        written: bool = await self._timed("credit_seat",
+                                          lambda: self.inner.credit_seat(room_id, seat, player))
+        return written
 
     async def seat_credits(self, room_id: str) -> dict[int, str]:
         """The inner store's seat credits, timed."""

@@ -53,11 +53,14 @@ class RoomChat:
         line = chat.new_line(room.table, participant, member.name, text, phrase, self.wall_clock())
         self._spend(member)
         try:
-            await self.store.append_chat(room.room_id, line, chat.KEEP_LINES)
+            kept = await self.store.append_chat(room.room_id, line, chat.KEEP_LINES)
         except Exception as failure:
             log.exception("room %s: chat line not stored", room.room_id)
             raise errors.StoreUnavailable(f"the line could not be kept ({type(failure).__name__}); it was "
                                           "not sent: retry") from None
+        if not kept:  # the room's retention after the archive ran out while this connection stayed
+            raise errors.NoSuchRoom(f"room {room.room_id!r} is over and has left the live store: the line "
+                                    "was not sent")
         self.deliver(room, line)
         self.publish(room, line)
         return {"room_id": room.room_id}

@@ -103,17 +103,19 @@ class Store(ABC):
         """Room id -> result of every daily game of `day` that has played that deal."""
 
     @abstractmethod
-    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
-        """Append one chat line to the room's chat and keep only its last `keep` lines, at once."""
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> bool:
+        """Append one chat line to the room's chat and keep only its last `keep` lines, at once. False
+        (nothing kept) when the store holds no such room: a room's keys never outlive it."""
 
     @abstractmethod
     async def chat_lines(self, room_id: str) -> list[JSON]:
         """The room's kept chat lines, oldest first (not part of the room's state or deal records)."""
 
     @abstractmethod
-    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> None:
+    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> bool:
         """Credit a seat of a room to a player (a hashed player key), or to nobody (None). The credits
-        are kept with the room (with its expiry, once it has one)."""
+        are kept with the room (with its expiry, once it has one). False (nothing written) when the store
+        holds no such room."""
 
     @abstractmethod
     async def seat_credits(self, room_id: str) -> dict[int, str]:

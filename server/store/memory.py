@@ -129,26 +129,32 @@ class MemoryStore(Store):
         stored = self._deal_results.get((day, deal), {})
         return {room_id: json.loads(text) for room_id, text in stored.items()}
 
-    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
-        """Append, then drop the oldest lines beyond `keep`."""
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> bool:
+        """Append, then drop the oldest lines beyond `keep` (nothing for a room not stored)."""
         self._expire(room_id)
+        if room_id not in self._rooms:
+            return False
         lines = self._chats.setdefault(room_id, [])
         lines.append(json.dumps(line))
         del lines[: max(0, len(lines) - keep)]
+        return True
 
     async def chat_lines(self, room_id: str) -> list[JSON]:
         """Fresh copies of the kept lines."""
         self._expire(room_id)
         return [json.loads(text) for text in self._chats.get(room_id, [])]
 
-    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> None:
-        """Set or remove the seat's credit."""
+    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> bool:
+        """Set or remove the seat's credit (nothing for a room not stored)."""
         self._expire(room_id)
+        if room_id not in self._rooms:
+            return False
         credits = self._players.setdefault(room_id, {})
         if player is None:
             credits.pop(seat, None)
         else:
             credits[seat] = player
+        return True
 
     async def seat_credits(self, room_id: str) -> dict[int, str]:
         """A copy of the room's credits."""

@@ -253,22 +253,23 @@ class RedisStore(Store):
         texts: dict[str, str] = await self.redis.hgetall(self.keys.deal_results(day, deal))  # type: ignore[assignment]
         return {room_id: json.loads(text) for room_id, text in texts.items()}
 
-    async def append_chat(self, room_id: str, line: JSON, keep: int) -> None:
+    async def append_chat(self, room_id: str, line: JSON, keep: int) -> bool:
         """RPUSH and LTRIM in one script: the list never holds more than `keep` lines, and keeps the
-        room's expiry if it has one."""
-        await self._room_key(room_id, self.keys.room_chat(room_id), "chat",
+        room's expiry if it has one (nothing when the room hash is gone)."""
+        return await self._room_key(room_id, self.keys.room_chat(room_id), "chat",
                              json.dumps(line, separators=(",", ":")), keep)
 
-    async def _room_key(self, room_id: str, key: str, *args: Any) -> None:
-        await self._room_key_script(keys=[self.keys.room(room_id), key], args=list(args))
+    async def _room_key(self, room_id: str, key: str, *args: Any) -> bool:
+        """One of the room's other keys written, with the room's expiry; False if the room is gone."""
+        return bool(await self._room_key_script(keys=[self.keys.room(room_id), key], args=list(args)))
 
-    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> None:
-        """HSET (HDEL for nobody) in the room's players hash, which keeps the room's expiry."""
+    async def credit_seat(self, room_id: str, seat: int, player: str | None) -> bool:
+        """HSET (HDEL for nobody) in the room's players hash, which keeps the room's expiry (nothing
+        when the room hash is gone)."""
         key = self.keys.room_players(room_id)
         if player is None:
-            await self._room_key(room_id, key, "hdel", seat)
-        else:
-            await self._room_key(room_id, key, "hset", seat, player)
+            return await self._room_key(room_id, key, "hdel", seat)
+        return await self._room_key(room_id, key, "hset", seat, player)
 
     async def seat_credits(self, room_id: str) -> dict[int, str]:
         """HGETALL of the room's players hash."""

@@ -114,6 +114,9 @@ return 1
 # KEYS: room hash, the key. ARGV: what to do (hset FIELD VALUE | hdel FIELD | chat LINE KEEP).
 ROOM_KEY_SCRIPT = """
 local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then
+  return 0
+end
 if ARGV[1] == 'hset' then
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 elseif ARGV[1] == 'hdel' then

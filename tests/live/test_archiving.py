@@ -437,7 +437,8 @@ async def test_a_room_still_held_here_once_its_retention_ran_out_is_answered_fro
     """Ann's connection keeps the finished room in this process's memory after the store has let it go
     (as a page being reloaded does until the server hears its old socket close). A new connection
     resuming her seat is told the room is gone (not a conflict to retry for ever), and watching it
-    answers the archived records, as for a room nobody held."""
+    answers the archived records, as for a room nobody held; a chat line Ann says there is refused (no
+    key is written that would outlive the room)."""
     archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
     writer = ArchiveWriter(lambda: open_archive(archive_url), first_delay=0.05, kind="sqlite")
     store = MemoryStore()
@@ -465,6 +466,10 @@ async def test_a_room_still_held_here_once_its_retention_ran_out_is_answered_fro
         watched = await again.watch(room_id)
         assert watched["archived"] is True and watched["records"] == live_records
         assert await ann.records() == live_records, "the connection still in the room reads its own copy"
+        with pytest.raises(ServerError) as unsent:
+            await ann.say(phrase="well_played")
+        assert unsent.value.code == "no_such_room", "a line nobody can read is not said to be sent"
         assert await store.load(room_id) is None, "nothing written back to the store"
+        assert await store.chat_lines(room_id) == [] and await store.seat_credits(room_id) == {}
     finally:
         await server.stop()

@@ -170,12 +170,14 @@ async def test_deal_results_are_kept_per_day_and_deal(store: Store) -> None:
 
 
 async def test_a_rooms_chat_keeps_its_last_lines_in_order(store: Store) -> None:
+    for room_id in ("room-a", "room-b"):
+        await store.save(room_id, {"n": 1}, 0, [], None)
     assert await store.chat_lines("room-a") == []
     for n in range(7):
         line = {"from": {"seat": n % 4, "name": f"P{n}"}, "text": f"line {n}"}
-        await store.append_chat("room-a", line, keep=5)
+        assert await store.append_chat("room-a", line, keep=5)
     rail = {"from": {"seat": None, "name": "Rail"}, "phrase": "good_luck"}
-    await store.append_chat("room-b", rail, keep=5)
+    assert await store.append_chat("room-b", rail, keep=5)
     lines = await store.chat_lines("room-a")
     assert [line["text"] for line in lines] == ["line 2", "line 3", "line 4", "line 5", "line 6"]
     assert lines[-1]["from"] == {"seat": 2, "name": "P6"}
@@ -184,7 +186,14 @@ async def test_a_rooms_chat_keeps_its_last_lines_in_order(store: Store) -> None:
     assert (await store.chat_lines("room-a"))[0]["text"] == "line 2", "a reader gets its own copy"
 
 
+async def test_a_chat_line_or_a_credit_for_a_room_not_stored_writes_nothing(store: Store) -> None:
+    assert not await store.append_chat("nowhere", {"text": "hello?"}, keep=5)
+    assert not await store.credit_seat("nowhere", 0, "hash-a")
+    assert await store.chat_lines("nowhere") == [] and await store.seat_credits("nowhere") == {}
+
+
 async def test_concurrent_chat_lines_are_all_kept(store: Store) -> None:
+    await store.save("room-c", {"n": 1}, 0, [], None)
     await asyncio.gather(*(store.append_chat("room-c", {"text": str(n)}, keep=50) for n in range(30)))
     assert sorted(int(line["text"]) for line in await store.chat_lines("room-c")) == list(range(30))
 
@@ -231,6 +240,8 @@ async def test_a_retained_room_leaves_the_index_then_expires_with_all_its_keys(s
         return await store.load("r1") is None
 
     await until(gone)
+    assert not await store.append_chat("r1", {"text": "anyone?"}, keep=5), "nothing outlives the room"
+    assert not await store.credit_seat("r1", 1, "hash-c")
     assert await store.read_log("r1") == [] and await store.chat_lines("r1") == []
     assert await store.seat_credits("r1") == {} and await store.archived("r1") is None
     assert await store.room_ids() == ["r2"]
