@@ -71,14 +71,14 @@ class RedisStore(Store):
         # (A `RedisCluster` on a Redis Cluster: it takes the same commands.)
         self.redis: Redis = redis_client(address, decode_responses=True, max_connections=64,
                                          pool_timeout=20, **timeouts)
-        # On a Redis Cluster: the save touches the room's slot only, the indexes are written after it.
-        self.clustered = address.cluster
         self._save_sha = hashlib.sha1(SAVE_SCRIPT.encode()).hexdigest()
         # The rarer scripts (EVALSHA, loaded again by redis-py after a NOSCRIPT).
         self._room_key_script = self.redis.register_script(ROOM_KEY_SCRIPT)
         self._retain_script = self.redis.register_script(RETAIN_SCRIPT)
         self._persist_script = self.redis.register_script(PERSIST_SCRIPT)
         self._saves = lean_pipeline(self.redis, SAVE_CONNECTIONS)
+        # On a Redis Cluster (its own pipeline): the save touches the room's slot only, and the indexes
+        # are written after it (`ClusterSaves`); on one Redis, None.
         self._cluster_saves = ClusterSaves(self._saves, self.keys, self.wait_replicas, self.wait_ms) \
             if isinstance(self._saves, ClusterLeanPipeline) else None
         # Saves asked for during one pass of the event loop go to Redis together, in one pipeline:
@@ -95,7 +95,7 @@ class RedisStore(Store):
     ) -> int:
         """The versioned write (one Lua script, atomic in Redis)."""
         keys = [self.keys.room(room_id), self.keys.room_log(room_id)]
-        if not self.clustered:
+        if self._cluster_saves is None:
             keys += [self.keys.lobby, self.keys.rooms]
         remembered = self._written.pop(room_id, None)
         unchanged = remembered is not None and remembered[0] == expected_version and remembered[1] == state
@@ -280,14 +280,13 @@ class RedisStore(Store):
         """One script: `archived` in the room hash, PEXPIRE on each of the room's keys, out of the rooms
         set, the lobby and the owner book."""
         expiry = max(1, round(seconds * 1000))
-        if not self.clustered:
+        if self._cluster_saves is None:
             keys = [*self.keys.room_keys(room_id), self.keys.rooms, self.keys.lobby, self.keys.room_owners]
             return bool(await self._retain_script(keys=keys, args=[room_id, session, expiry]))
         # A cluster: the room's slot first, then the indexes (each its own slot).
         if not await self._retain_script(keys=self.keys.room_keys(room_id), args=[room_id, session, expiry]):
             return False
-        if self._cluster_saves is not None:
-            self._cluster_saves.forget(room_id)
+        self._cluster_saves.forget(room_id)
         await self.redis.srem(self.keys.rooms, room_id)
         await self.redis.hdel(self.keys.lobby, room_id)
         await self.redis.hdel(self.keys.lobby_versions, room_id)
@@ -301,7 +300,7 @@ class RedisStore(Store):
 
     async def persist(self, room_id: str) -> None:
         """One script: PERSIST on each of the room's keys, back in the rooms set."""
-        if not self.clustered:
+        if self._cluster_saves is None:
             await self._persist_script(keys=[*self.keys.room_keys(room_id), self.keys.rooms], args=[room_id])
         elif await self._persist_script(keys=self.keys.room_keys(room_id), args=[room_id]):
             await self.redis.sadd(self.keys.rooms, room_id)
@@ -362,5 +361,5 @@ class RedisStore(Store):
             self._send_pending()
         await asyncio.gather(*self._batches, return_exceptions=True)
         await self.redis.aclose()
-        if not self.clustered:  # a cluster's client closes its nodes' connections itself
+        if self._cluster_saves is None:  # a cluster's client closes its nodes' connections itself
             await self.redis.connection_pool.disconnect()
