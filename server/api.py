@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from .archive import Archive, ArchivedSession, PlayedSession, player_hash
+from .archive import Archive, PlayedSession, SessionFigures, player_hash
 from .rules import ruleset_names
 from .static_files import add_security_headers
 
@@ -103,7 +103,7 @@ def deal_link(session_id: str, number: int) -> str:
     return f"{PREFIX}deals/{quote(session_id, safe='')}/{number}"
 
 
-def played_session(entry: PlayedSession, session: ArchivedSession) -> JSON:
+def played_session(entry: PlayedSession, session: SessionFigures) -> JSON:
     """One session of a player's history as they see it: every seat by name (a bot by its level too),
     the balances, and the deals from their seat, each with its record's link. No player key or hash."""
     seat = entry.seat
@@ -201,11 +201,9 @@ class Api:
 
         async def ask(archive: Archive) -> JSON:
             history = await archive.player_history(player, limit)
-            sessions = []
-            for entry in history.sessions:
-                session = await archive.read_session(entry.session_id)
-                if session is not None:
-                    sessions.append(played_session(entry, session))
+            figures = await archive.session_figures([entry.session_id for entry in history.sessions])
+            sessions = [played_session(entry, figures[entry.session_id])
+                        for entry in history.sessions if entry.session_id in figures]
             public = history.public()
             return {"sessions": sessions, "statistics": public["statistics"], "ratings": public["ratings"]}
 

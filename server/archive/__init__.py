@@ -10,11 +10,13 @@ from .model import (
     ArchivedSession,
     ContractStats,
     DealEntry,
+    DealFigures,
     PlayedDeal,
     PlayedSession,
     PlayerHistory,
     Rating,
     SeatEntry,
+    SessionFigures,
     player_hash,
 )
 from .ratings import MIN_RATED_DEALS
@@ -46,6 +48,6 @@ async def open_archive(url: str | None = None, *, upgrade: bool = True) -> Archi
 
 __all__ = [
     "MIN_RATED_DEALS", "Archive", "ArchiveWriter", "ArchivedSession", "ContractStats", "DealEntry",
-    "PlayedDeal", "PlayedSession", "PlayerHistory", "Rating", "SeatEntry", "WriterStats", "default_url",
-    "is_postgres", "open_archive", "player_hash",
+    "DealFigures", "PlayedDeal", "PlayedSession", "PlayerHistory", "Rating", "SeatEntry", "SessionFigures",
+    "WriterStats", "default_url", "is_postgres", "open_archive", "player_hash",
 ]

@@ -5,8 +5,9 @@ contract suite (tests/archive/test_contract.py)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
-from .model import JSON, ArchivedSession, PlayedDeal, PlayerHistory, Rating
+from .model import JSON, ArchivedSession, PlayedDeal, PlayerHistory, Rating, SessionFigures
 
 
 class Archive(ABC):
@@ -24,6 +25,11 @@ class Archive(ABC):
     @abstractmethod
     async def read_session(self, session_id: str) -> ArchivedSession | None:
         """The session as written, or None."""
+
+    @abstractmethod
+    async def session_figures(self, session_ids: Sequence[str]) -> dict[str, SessionFigures]:
+        """The figures of these sessions (those archived), without their deal records: a page of a
+        player's history in a few queries, whatever its length."""
 
     @abstractmethod
     async def room_sessions(self, room_id: str) -> list[ArchivedSession]:

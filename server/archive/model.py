@@ -139,6 +139,36 @@ class ArchivedSession:
 
 
 @dataclass(frozen=True, slots=True)
+class DealFigures:
+    """One archived deal without its record: what a player's history shows of it."""
+
+    number: int
+    status: str
+    contract: str | None
+    contract_kind: str | None
+    declarers: tuple[int, ...]
+    tricks: tuple[int, int, int, int]
+    points: tuple[int, int, int, int]
+    made: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFigures:
+    """One archived session without its deal records (`Archive.session_figures`): its seats, balances
+    and each deal's figures, read in a few queries for a whole page of a player's history."""
+
+    session_id: str
+    room_id: str
+    ruleset: str
+    seats: tuple[SeatEntry, SeatEntry, SeatEntry, SeatEntry]
+    balances: tuple[int, int, int, int]
+    started_at: float
+    ended_at: float
+    complete: bool
+    deals: tuple[DealFigures, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Rating:
     """A rated entity of one ruleset: a player (by hashed key) or a bot level. `ordinal` (mu - 3
     sigma) is what boards rank by."""

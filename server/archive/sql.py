@@ -21,11 +21,13 @@ from .model import (
     ArchivedSession,
     ContractStats,
     DealEntry,
+    DealFigures,
     PlayedDeal,
     PlayedSession,
     PlayerHistory,
     Rating,
     SeatEntry,
+    SessionFigures,
 )
 from .ratings import Entity, Skill, is_rated, rate_session, seat_entities
 
@@ -159,22 +161,19 @@ class SqlArchive(Archive):
         session_id = row["session_id"]
         seats = [SeatEntry.from_json(seat) for seat in await self._fetch(
             "SELECT kind, name, player, bot FROM seats WHERE session_id = $1 ORDER BY seat", session_id)]
-        per_deal: dict[int, list[Row]] = {}
-        for figures in await self._fetch("SELECT number, tricks, points FROM deal_seats "
-                                         "WHERE session_id = $1 ORDER BY number, seat", session_id):
-            per_deal.setdefault(int(figures["number"]), []).append(figures)
+        per_deal = _per_deal(await self._fetch(
+            "SELECT number, tricks, points FROM deal_seats WHERE session_id = $1 ORDER BY number, seat",
+            session_id))
         deals = []
         for deal in await self._fetch("SELECT * FROM deals WHERE session_id = $1 ORDER BY number",
                                       session_id):
-            per_seat = per_deal[int(deal["number"])]
+            figures = _deal_figures(deal, per_deal[int(deal["number"])])
             deals.append(DealEntry(
-                number=int(deal["number"]), record=json.loads(deal["record"]), status=str(deal["status"]),
-                contract=deal["contract"], contract_kind=deal["contract_kind"],
-                declarers=tuple(json.loads(deal["declarers"])),
-                tricks=_four([seat["tricks"] for seat in per_seat]),
-                points=_four([seat["points"] for seat in per_seat]),
-                made=None if deal["made"] is None else bool(deal["made"]), multiplier=int(deal["multiplier"]),
-                seed=deal["seed"], seed_commitment=deal["seed_commitment"]))
+                number=figures.number, record=json.loads(deal["record"]), status=figures.status,
+                contract=figures.contract, contract_kind=figures.contract_kind, declarers=figures.declarers,
+                tricks=figures.tricks, points=figures.points, made=figures.made,
+                multiplier=int(deal["multiplier"]), seed=deal["seed"],
+                seed_commitment=deal["seed_commitment"]))
         balances = json.loads(row["balances"])
         return ArchivedSession(
             session_id=str(session_id), room_id=str(row["room_id"]), ruleset=str(row["ruleset"]),
@@ -182,6 +181,39 @@ class SqlArchive(Archive):
             seats=(seats[0], seats[1], seats[2], seats[3]), balances=_four(balances),
             started_at=float(row["started_at"]), ended_at=float(row["ended_at"]), deals=tuple(deals),
             complete=bool(row["complete"]))
+
+    async def session_figures(self, session_ids: Sequence[str]) -> dict[str, SessionFigures]:
+        """See `Archive.session_figures`: four queries, none reading a deal record."""
+        ids = list(dict.fromkeys(session_ids))
+        if not ids:
+            return {}
+        among = "session_id IN (" + ", ".join(f"${n}" for n in range(1, len(ids) + 1)) + ")"
+        seats: dict[str, list[SeatEntry]] = {}
+        for seat in await self._fetch(f"SELECT session_id, kind, name, player, bot FROM seats WHERE {among} "
+                                      "ORDER BY session_id, seat", *ids):
+            seats.setdefault(str(seat["session_id"]), []).append(SeatEntry.from_json(seat))
+        per_deal: dict[str, dict[int, list[Row]]] = {}
+        for row in await self._fetch(f"SELECT session_id, number, tricks, points FROM deal_seats "
+                                     f"WHERE {among} ORDER BY session_id, number, seat", *ids):
+            per_deal.setdefault(str(row["session_id"]), {}).setdefault(int(row["number"]), []).append(row)
+        deals: dict[str, list[DealFigures]] = {}
+        for deal in await self._fetch(
+                f"SELECT session_id, number, status, contract, contract_kind, declarers, made FROM deals "
+                f"WHERE {among} ORDER BY session_id, number", *ids):
+            session_id = str(deal["session_id"])
+            per_seat = per_deal[session_id][int(deal["number"])]
+            deals.setdefault(session_id, []).append(_deal_figures(deal, per_seat))
+        found = {}
+        for row in await self._fetch("SELECT session_id, room_id, ruleset, balances, started_at, ended_at, "
+                                     f"complete FROM sessions WHERE {among}", *ids):
+            session_id = str(row["session_id"])
+            held = seats[session_id]
+            found[session_id] = SessionFigures(
+                session_id=session_id, room_id=str(row["room_id"]), ruleset=str(row["ruleset"]),
+                seats=(held[0], held[1], held[2], held[3]), balances=_four(json.loads(row["balances"])),
+                started_at=float(row["started_at"]), ended_at=float(row["ended_at"]),
+                complete=bool(row["complete"]), deals=tuple(deals.get(session_id, ())))
+        return found
 
     async def deal_record(self, session_id: str, number: int) -> JSON | None:
         """See `Archive.deal_record`."""
@@ -250,6 +282,24 @@ class SqlArchive(Archive):
         return [_rating_from(row) for row in await self._fetch(
             f"SELECT {_RATING_COLUMNS} FROM ratings WHERE ruleset = $1{only} "
             "ORDER BY ordinal DESC, kind, ident LIMIT $2", ruleset, limit)]
+
+
+def _per_deal(rows: list[Row]) -> dict[int, list[Row]]:
+    """`deal_seats` rows (ordered by number and seat) by deal number."""
+    per_deal: dict[int, list[Row]] = {}
+    for row in rows:
+        per_deal.setdefault(int(row["number"]), []).append(row)
+    return per_deal
+
+
+def _deal_figures(deal: Row, per_seat: Sequence[Row]) -> DealFigures:
+    """A `deals` row and its four `deal_seats` rows as a deal's figures."""
+    return DealFigures(
+        number=int(deal["number"]), status=str(deal["status"]), contract=deal["contract"],
+        contract_kind=deal["contract_kind"], declarers=tuple(json.loads(deal["declarers"])),
+        tricks=_four([seat["tricks"] for seat in per_seat]),
+        points=_four([seat["points"] for seat in per_seat]),
+        made=None if deal["made"] is None else bool(deal["made"]))
 
 
 def _four(values: Sequence[Any]) -> tuple[int, int, int, int]:

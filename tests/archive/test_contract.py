@@ -23,6 +23,30 @@ async def test_a_written_session_reads_back_as_written(archive: Archive) -> None
     assert await archive.read_session("nowhere") is None
 
 
+async def test_a_page_of_sessions_reads_back_as_figures_without_records(archive: Archive) -> None:
+    """`session_figures`: for every archived id asked (each once; the others left out), what
+    `read_session` answers but the deal records and the deals' seeds and multipliers."""
+    written = [finished("room-1", humans("ann", "bob") + bots("expert", "basic"), deals=5),
+               finished("room-2", humans("ann") + bots("heuristic", "heuristic", "random"), ruleset="couleur",
+                        deals=3, seed=2, started_at=2_000.0),
+               replace(finished("room-3", humans("cy", "ann", "di", "bob"), ruleset="whist", deals=2, seed=4),
+                       complete=False)]
+    for session in written:
+        await archive.write_session(session)
+    figures = await archive.session_figures(["room-3", "nowhere", "room-1", "room-2", "room-1"])
+    assert sorted(figures) == ["room-1", "room-2", "room-3"]
+    for session in written:
+        found = figures[session.session_id]
+        assert (found.room_id, found.ruleset, found.seats, found.balances, found.started_at, found.ended_at,
+                found.complete) == (session.room_id, session.ruleset, session.seats, session.balances,
+                                    session.started_at, session.ended_at, session.complete)
+        assert [(d.number, d.status, d.contract, d.contract_kind, d.declarers, d.tricks, d.points, d.made)
+                for d in found.deals] == [
+                    (d.number, d.status, d.contract, d.contract_kind, d.declarers, d.tricks, d.points, d.made)
+                    for d in session.deals]
+    assert await archive.session_figures([]) == {}
+
+
 async def test_the_records_are_the_live_ones_byte_for_byte_as_json(archive: Archive) -> None:
     session = finished("room-1", humans("ann", "bob", "cy", "di"), ruleset="belge-club", deals=4, seed=3)
     await archive.write_session(session)
