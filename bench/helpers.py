@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from server.bots.stats import percentile
+from server.rules import Session
 
 __all__ = ["ROOT", "CountingPeer", "cpu_seconds", "event_loop_runner", "host_uptime", "medians",
            "percentile", "python_module", "read_health", "start_process", "stop_process", "write_section"]
@@ -70,6 +71,22 @@ def _is_number(value: Any) -> bool:
 
 
 # ------------------------------------------------------------------------------------------- processes
+
+
+def random_session(ruleset: str, secret: str, deals: int, seed: int) -> Session:
+    """A session of `deals` deals played to its end with a seeded random legal action at every turn."""
+    import random
+
+    rng = random.Random(seed)
+    session = Session(ruleset, secret, deals=deals)
+    while True:
+        deal = session.deal
+        while not deal.finished:
+            seat = min(deal.to_act())
+            session.apply(seat, rng.choice(deal.legal_actions(seat)))
+        if session.over:
+            return session
+        session.next_deal()
 
 
 def python_module(module: str, *args: str) -> list[str]:

@@ -23,28 +23,17 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from bench.helpers import random_session
 from server.api import played_session
 from server.archive import Archive, ArchivedSession, SeatEntry, open_archive, player_hash
-from server.archive.model import DealFigures, SessionFigures
-from server.rules import Session
+from server.archive.model import SessionFigures
 
 PLAYER = player_hash("bench-history-player-key")
 
 
 def played(number: int, deals: int) -> ArchivedSession:
     """A couleur session of `deals` deals played with seeded random actions, the player on seat 0."""
-    import random
-
-    rng = random.Random(number)
-    session = Session("couleur", f"history-{number}", deals=deals)
-    while True:
-        deal = session.deal
-        while not deal.finished:
-            seat = min(deal.to_act())
-            session.apply(seat, rng.choice(deal.legal_actions(seat)))
-        if session.over:
-            break
-        session.next_deal()
+    session = random_session("couleur", f"history-{number}", deals, number)
     seats = [SeatEntry("human", "Ann", PLAYER)] + [SeatEntry("bot", "heuristic bot", None, "heuristic")] * 3
     return ArchivedSession.build(
         session_id=f"h{number:04d}", room_id=f"h{number:04d}", ruleset="couleur", house_rules={},
@@ -54,11 +43,9 @@ def played(number: int, deals: int) -> ArchivedSession:
 
 def figures_of(session: ArchivedSession) -> SessionFigures:
     """A whole session's figures (what the old page made of each session it read)."""
-    return SessionFigures(
-        session.session_id, session.room_id, session.ruleset, session.seats, session.balances,
-        session.started_at, session.ended_at, session.complete,
-        tuple(DealFigures(d.number, d.status, d.contract, d.contract_kind, d.declarers, d.tricks, d.points,
-                          d.made) for d in session.deals))
+    return SessionFigures(session.session_id, session.room_id, session.ruleset, session.seats,
+                          session.balances, session.started_at, session.ended_at, session.complete,
+                          session.deals)
 
 
 async def page(archive: Archive, limit: int, whole: bool) -> list[dict[str, Any]]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import copy
 import functools
-import random
 
+from bench.helpers import random_session
 from server.archive import ArchivedSession, SeatEntry, player_hash
-from server.rules import Session
 
 
 def played_records(ruleset: str, deals: int, seed: int
@@ -19,16 +18,7 @@ def played_records(ruleset: str, deals: int, seed: int
 
 @functools.cache
 def _played(ruleset: str, deals: int, seed: int) -> tuple[list[dict[str, object]], tuple[int, int, int, int]]:
-    rng = random.Random(seed)
-    session = Session(ruleset, f"secret-{seed}", deals=deals)
-    while True:
-        deal = session.deal
-        while not deal.finished:
-            seat = min(deal.to_act())
-            session.apply(seat, rng.choice(deal.legal_actions(seat)))
-        if session.over:
-            break
-        session.next_deal()
+    session = random_session(ruleset, f"secret-{seed}", deals, seed)
     b = session.balances
     return [dict(item["record"]) for item in session.history], (b[0], b[1], b[2], b[3])
 

@@ -45,14 +45,14 @@ class SeatEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class DealEntry:
-    """One finished deal: its complete record and the columns the archive queries.
+class DealFigures:
+    """One finished deal's columns the archive queries, without its record (what a player's history
+    shows of it: `Archive.session_figures`).
 
     `made` is whether the declarers' side scored (their points for the deal are above zero): True or
     False for a played deal, None for a deal thrown in (no contract)."""
 
     number: int  # 0-based, thrown-in deals included (as the live session counts them)
-    record: JSON
     status: str
     contract: str | None
     contract_kind: str | None
@@ -60,6 +60,13 @@ class DealEntry:
     tricks: tuple[int, int, int, int]
     points: tuple[int, int, int, int]
     made: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class DealEntry(DealFigures):
+    """One finished deal: its complete record, its figures, and the rest the archive keeps."""
+
+    record: JSON
     multiplier: int
     seed: str | None
     seed_commitment: str | None
@@ -136,20 +143,6 @@ class ArchivedSession:
     def records(self) -> list[JSON]:
         """The deal records, in order."""
         return [dict(deal.record) for deal in self.deals]
-
-
-@dataclass(frozen=True, slots=True)
-class DealFigures:
-    """One archived deal without its record: what a player's history shows of it."""
-
-    number: int
-    status: str
-    contract: str | None
-    contract_kind: str | None
-    declarers: tuple[int, ...]
-    tricks: tuple[int, int, int, int]
-    points: tuple[int, int, int, int]
-    made: bool | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -167,11 +167,8 @@ class SqlArchive(Archive):
         deals = []
         for deal in await self._fetch("SELECT * FROM deals WHERE session_id = $1 ORDER BY number",
                                       session_id):
-            figures = _deal_figures(deal, per_deal[int(deal["number"])])
             deals.append(DealEntry(
-                number=figures.number, record=json.loads(deal["record"]), status=figures.status,
-                contract=figures.contract, contract_kind=figures.contract_kind, declarers=figures.declarers,
-                tricks=figures.tricks, points=figures.points, made=figures.made,
+                **_deal_columns(deal, per_deal[int(deal["number"])]), record=json.loads(deal["record"]),
                 multiplier=int(deal["multiplier"]), seed=deal["seed"],
                 seed_commitment=deal["seed_commitment"]))
         balances = json.loads(row["balances"])
@@ -202,7 +199,7 @@ class SqlArchive(Archive):
                 f"WHERE {among} ORDER BY session_id, number", *ids):
             session_id = str(deal["session_id"])
             per_seat = per_deal[session_id][int(deal["number"])]
-            deals.setdefault(session_id, []).append(_deal_figures(deal, per_seat))
+            deals.setdefault(session_id, []).append(DealFigures(**_deal_columns(deal, per_seat)))
         found = {}
         for row in await self._fetch("SELECT session_id, room_id, ruleset, balances, started_at, ended_at, "
                                      f"complete FROM sessions WHERE {among}", *ids):
@@ -292,14 +289,13 @@ def _per_deal(rows: list[Row]) -> dict[int, list[Row]]:
     return per_deal
 
 
-def _deal_figures(deal: Row, per_seat: Sequence[Row]) -> DealFigures:
-    """A `deals` row and its four `deal_seats` rows as a deal's figures."""
-    return DealFigures(
-        number=int(deal["number"]), status=str(deal["status"]), contract=deal["contract"],
-        contract_kind=deal["contract_kind"], declarers=tuple(json.loads(deal["declarers"])),
-        tricks=_four([seat["tricks"] for seat in per_seat]),
-        points=_four([seat["points"] for seat in per_seat]),
-        made=None if deal["made"] is None else bool(deal["made"]))
+def _deal_columns(deal: Row, per_seat: Sequence[Row]) -> dict[str, Any]:
+    """A `deals` row and its four `deal_seats` rows as the fields of a deal's figures (`DealFigures`)."""
+    return {"number": int(deal["number"]), "status": str(deal["status"]), "contract": deal["contract"],
+            "contract_kind": deal["contract_kind"], "declarers": tuple(json.loads(deal["declarers"])),
+            "tricks": _four([seat["tricks"] for seat in per_seat]),
+            "points": _four([seat["points"] for seat in per_seat]),
+            "made": None if deal["made"] is None else bool(deal["made"])}
 
 
 def _four(values: Sequence[Any]) -> tuple[int, int, int, int]:

@@ -403,33 +403,52 @@ async def test_a_bots_only_session_is_archived_and_moves_no_rating(
     assert await archive.leaderboard("solo-whist") == []
 
 
-async def test_the_memory_store_lets_an_archived_room_go_after_the_retention_too(
-        clients: Callable[..., Awaitable[WhistClient]], tmp_path: Path) -> None:
-    archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
-    writer = ArchiveWriter(lambda: open_archive(archive_url), first_delay=0.05, kind="sqlite")
-    store = MemoryStore()
-    server = WhistServer(store, bot_delay=0.0, limits=Limits(200.0, 400.0), archive=writer, retention=0.3)
-    host, port = await server.start("127.0.0.1", 0)
-    try:
-        url = f"ws://{host}:{port}/ws"
-        ann = await clients(url, "Ann", player_key=KEY_ANN)
-        room_id = await play_session(ann)
-        live_records = await ann.records()
-        await until(lambda: asyncio.sleep(0, writer.stats().written == 1), what="archived")
-        assert await store.archived(room_id) == 0 and room_id not in await store.room_ids()
-        await ann.close()
+class MemoryServed:
+    """A server on the embedded memory store with an SQLite archive and a short retention."""
 
+    def __init__(self, tmp_path: Path, retention: float = 0.3) -> None:
+        archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
+        self.writer = ArchiveWriter(lambda: open_archive(archive_url), first_delay=0.05, kind="sqlite")
+        self.store = MemoryStore()
+        self.server = WhistServer(self.store, bot_delay=0.0, limits=Limits(200.0, 400.0), archive=self.writer,
+                                  retention=retention)
+        self.url = ""
+
+    async def __aenter__(self) -> MemoryServed:
+        host, port = await self.server.start("127.0.0.1", 0)
+        self.url = f"ws://{host}:{port}/ws"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.server.stop()
+
+    async def archived(self) -> None:
+        """Until the writer has written one session."""
+        await until(lambda: asyncio.sleep(0, self.writer.stats().written == 1), what="archived")
+
+    async def let_go(self, room_id: str) -> None:
+        """Until the store has let the room go (its retention ran out)."""
         async def gone() -> bool:
-            return await store.load(room_id) is None
+            return await self.store.load(room_id) is None
 
         await until(gone, what="the room let go")
-        assert await store.seat_credits(room_id) == {} and await store.read_log(room_id) == []
-        reader = await clients(url, "Reader")
-        await until(lambda: asyncio.sleep(0, room_id not in server.tables.rooms), what="out of memory")
-        assert await reader.records(room_id) == live_records, "from the archive"
-    finally:
-        await server.stop()
 
+
+async def test_the_memory_store_lets_an_archived_room_go_after_the_retention_too(
+        clients: Callable[..., Awaitable[WhistClient]], tmp_path: Path) -> None:
+    async with MemoryServed(tmp_path) as served:
+        store = served.store
+        ann = await clients(served.url, "Ann", player_key=KEY_ANN)
+        room_id = await play_session(ann)
+        live_records = await ann.records()
+        await served.archived()
+        assert await store.archived(room_id) == 0 and room_id not in await store.room_ids()
+        await ann.close()
+        await served.let_go(room_id)
+        assert await store.seat_credits(room_id) == {} and await store.read_log(room_id) == []
+        reader = await clients(served.url, "Reader")
+        await until(lambda: asyncio.sleep(0, room_id not in served.server.tables.rooms), what="out of memory")
+        assert await reader.records(room_id) == live_records, "from the archive"
 
 
 async def test_a_room_still_held_here_once_its_retention_ran_out_is_answered_from_the_archive(
@@ -439,30 +458,21 @@ async def test_a_room_still_held_here_once_its_retention_ran_out_is_answered_fro
     resuming her seat is told the room is gone (not a conflict to retry for ever), and watching it
     answers the archived records, as for a room nobody held; a chat line Ann says there is refused (no
     key is written that would outlive the room)."""
-    archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
-    writer = ArchiveWriter(lambda: open_archive(archive_url), first_delay=0.05, kind="sqlite")
-    store = MemoryStore()
-    server = WhistServer(store, bot_delay=0.0, limits=Limits(200.0, 400.0), archive=writer, retention=0.3)
-    host, port = await server.start("127.0.0.1", 0)
-    try:
-        url = f"ws://{host}:{port}/ws"
-        ann = await clients(url, "Ann", player_key=KEY_ANN)
+    async with MemoryServed(tmp_path) as served:
+        store, rooms = served.store, served.server.tables.rooms
+        ann = await clients(served.url, "Ann", player_key=KEY_ANN)
         room_id = await play_session(ann)
         live_records = await ann.records()
         assert ann.token is not None
-        await until(lambda: asyncio.sleep(0, writer.stats().written == 1), what="archived")
+        await served.archived()
+        await served.let_go(room_id)
+        assert room_id in rooms, "still held: Ann's connection is in it"
 
-        async def gone() -> bool:
-            return await store.load(room_id) is None
-
-        await until(gone, what="the room let go")
-        assert room_id in server.tables.rooms, "still held: Ann's connection is in it"
-
-        again = await clients(url, "Ann", player_key=KEY_ANN)
+        again = await clients(served.url, "Ann", player_key=KEY_ANN)
         with pytest.raises(ServerError) as refused:
             await again.resume(room_id, ann.token)
         assert refused.value.code == "no_such_room"
-        assert room_id not in server.tables.rooms, "no longer served here"
+        assert room_id not in rooms, "no longer served here"
         watched = await again.watch(room_id)
         assert watched["archived"] is True and watched["records"] == live_records
         assert await ann.records() == live_records, "the connection still in the room reads its own copy"
@@ -471,5 +481,3 @@ async def test_a_room_still_held_here_once_its_retention_ran_out_is_answered_fro
         assert unsent.value.code == "no_such_room", "a line nobody can read is not said to be sent"
         assert await store.load(room_id) is None, "nothing written back to the store"
         assert await store.chat_lines(room_id) == [] and await store.seat_credits(room_id) == {}
-    finally:
-        await server.stop()
