@@ -73,12 +73,14 @@ async def test_a_player_who_stops_between_deals_does_not_hold_the_next_deal(conn
     # on a busy machine (the bot would then keep her seat, and a bot's seat has no pause clock).
     turn_seconds = 8.0
     ann = await connect("Ann")
-    await clocked_room(ann, turn_seconds, session={"deals": 2})
+    # A target no side reaches in one deal (13 tricks score 7): at the default 5, a side taking 11 tricks
+    # ends the session at the first deal, and there is no pause.
+    await clocked_room(ann, turn_seconds, session={"deals": 2}, house_rules={"target": 8})
     watcher = await connect("Watcher")
     assert ann.room_id is not None
     await watcher.watch(ann.room_id)
     end = await ann.play_deal(lambda view: str(view["legal"][0]), timeout=120.0)
-    assert end["phase"] == "end"
+    assert end["phase"] == "end" and ann.room is not None and not ann.room["session_over"]
     missed = [event for event in ann.events if event.get("type") in ("turn_expired", "bot_took_over")]
     assert not missed, f"Ann's own turns ran out while she played (the machine stalled): {missed}"
     await ann.wait_for(lambda c: room_clock(c) is not None, timeout=MARGIN)
