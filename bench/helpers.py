@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -75,8 +76,6 @@ def _is_number(value: Any) -> bool:
 
 def random_session(ruleset: str, secret: str, deals: int, seed: int) -> Session:
     """A session of `deals` deals played to its end with a seeded random legal action at every turn."""
-    import random
-
     rng = random.Random(seed)
     session = Session(ruleset, secret, deals=deals)
     while True:

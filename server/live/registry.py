@@ -94,15 +94,12 @@ class RoomRegistry:
         """Drop a finished room nobody uses from memory (the store keeps it)."""
         if room.members or not facts.over(room.table) or any(lst.busy(room) for lst in self.listeners):
             return
-        if self.rooms.get(room.room_id) is room:
-            del self.rooms[room.room_id]
-            for listener in self.listeners:
-                listener.closed(room)
+        self.drop(room)
 
     def drop(self, room: LiveRoom) -> None:
-        """Stop serving a room the store no longer holds (`LiveRoom.gone`), whoever is still in it: the
-        connections still there keep their copy; anyone coming in is answered by the store (and the
-        archive)."""
+        """Stop serving `room` here (its listeners hear `closed`), whoever is still in it: a finished
+        room nobody uses, or one the store no longer holds (`LiveRoom.gone`), whose connections keep
+        their copy while anyone coming in is answered by the store (and the archive)."""
         if self.rooms.get(room.room_id) is room:
             del self.rooms[room.room_id]
             for listener in self.listeners:

@@ -257,7 +257,7 @@ class RedisStore(Store):
         """RPUSH and LTRIM in one script: the list never holds more than `keep` lines, and keeps the
         room's expiry if it has one (nothing when the room hash is gone)."""
         return await self._room_key(room_id, self.keys.room_chat(room_id), "chat",
-                             json.dumps(line, separators=(",", ":")), keep)
+                                    json.dumps(line, separators=(",", ":")), keep)
 
     async def _room_key(self, room_id: str, key: str, *args: Any) -> bool:
         """One of the room's other keys written, with the room's expiry; False if the room is gone."""

@@ -111,7 +111,8 @@ return 1
 """
 
 # A key of a room written after the room got its expiry takes the room's (it must not outlive it).
-# KEYS: room hash, the key. ARGV: what to do (hset FIELD VALUE | hdel FIELD | chat LINE KEEP).
+# KEYS: room hash, the key. ARGV: what to do (hset FIELD VALUE | hdel FIELD | chat LINE KEEP). Returns 0
+# (nothing written) when the room hash is gone: no key outlives its room.
 ROOM_KEY_SCRIPT = """
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then
