@@ -136,17 +136,20 @@ function morphNode(old, next) {
   morphChildren(old, [...next.childNodes]);
 }
 
-/** Bring the attributes over; the names of those that changed. */
+/** Bring the attributes over; the names of those that changed. A kept `<details>` stays open or
+ * closed as the player left it (a redraw never folds a list they opened). */
 function morphAttributes(old, next) {
   const changed = new Set();
+  const playerOwned = old.tagName === "DETAILS" ? "open" : null;
   for (const { name } of [...old.attributes]) {
+    if (name === playerOwned) continue;
     if (!next.hasAttribute(name)) {
       old.removeAttribute(name);
       changed.add(name);
     }
   }
   for (const { name, value } of next.attributes) {
-    if (old.getAttribute(name) === value) continue;
+    if (name === playerOwned || old.getAttribute(name) === value) continue;
     // Styles go through the CSSOM: the page's Content-Security-Policy refuses inline style attributes.
     if (name === "style") old.style.cssText = next.style.cssText;
     else old.setAttribute(name, value);

@@ -3,7 +3,7 @@
 // text (names are user text: never HTML). The requests are in archive-actions.js.
 
 import { t, lang, has } from "./i18n.js";
-import { h, replace } from "./dom.js";
+import { h, morph } from "./dom.js";
 import { contractTitle, signed } from "./common.js";
 import { archiveActions } from "./archive-actions.js";
 import { boardChosen } from "./store.js";
@@ -47,7 +47,7 @@ function seatName(seat) {
 /** Draw "My games" into `root`. */
 export function renderGames(state, root) {
   const games = state.games;
-  const screen = h("section", { class: "games-screen", "aria-labelledby": "games-title" },
+  const screen = h("section", { class: "games-screen", "aria-labelledby": "games-title", dataset: { key: "games-screen" } },
     h("div", { class: "panel-head games-head" },
       h("h1", { id: "games-title" }, t("games.title")),
       h("button", { type: "button", class: "secondary", dataset: { key: "games-close", autofocus: "" }, onclick: () => archiveActions.closeGames() },
@@ -58,7 +58,7 @@ export function renderGames(state, root) {
   }
   if (games.status === "loading") screen.append(h("p", { class: "muted", role: "status" }, t("games.loading")));
   if (games.data) screen.append(...history(games.data));
-  replace(root, screen);
+  morph(root, screen);
 }
 
 function history(data) {
@@ -176,22 +176,22 @@ export function refreshBoard(state, card, rulesets) {
   const ruleset = state.boardRuleset && rulesets.includes(state.boardRuleset) ? state.boardRuleset : rulesets[0] || null;
   const box = card.querySelector(".alltime-board");
   if (!ruleset) {
-    replace(box, h("p", { class: "muted" }, t("conn.connecting")));
+    morph(box, h("p", { class: "muted" }, t("conn.connecting")));
     return;
   }
   const board = state.boards[ruleset];
   if (!board) {
     queueMicrotask(() => archiveActions.loadBoard(ruleset));
-    replace(box, h("p", { class: "muted" }, t("games.loading")));
+    morph(box, h("p", { class: "muted" }, t("games.loading")));
     return;
   }
   box.dataset.ruleset = ruleset;
   box.dataset.status = board.status;
-  if (board.status === "loading") replace(box, h("p", { class: "muted" }, t("games.loading")));
-  else if (board.status === "failed") replace(box, h("p", { class: "muted" }, apiErrorText(board.error)));
-  else if (!board.entries.length) replace(box, h("p", { class: "muted" }, t("board.empty")));
+  if (board.status === "loading") morph(box, h("p", { class: "muted" }, t("games.loading")));
+  else if (board.status === "failed") morph(box, h("p", { class: "muted" }, apiErrorText(board.error)));
+  else if (!board.entries.length) morph(box, h("p", { class: "muted" }, t("board.empty")));
   else {
-    replace(box, h("table", { class: "score-table board-table" },
+    morph(box, h("table", { class: "score-table board-table" },
       h("caption", { class: "visually-hidden" }, t("board.caption", { rules: rulesetName(ruleset) })),
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, "#"),

@@ -2,7 +2,7 @@
 // The form is built once per visit and keeps its own values; later renders only refresh the room list.
 
 import { t, lang, has, own, roomName } from "./i18n.js";
-import { h, replace } from "./dom.js";
+import { h, morph, replace } from "./dom.js";
 import { howToPlay } from "./dialogs.js";
 import { actions } from "./actions.js";
 import { replayActions } from "./replay-actions.js";
@@ -296,16 +296,16 @@ function refreshLeaderboard(state, box) {
   if (!box) return;
   const board = state.leaderboard;
   if (!board) {
-    replace(box, h("p", { class: "muted" }, state.leaderboardMissing ? t("daily.unavailable") : t("conn.connecting")));
+    morph(box, h("p", { class: "muted" }, state.leaderboardMissing ? t("daily.unavailable") : t("conn.connecting")));
     return;
   }
   const title = box.parentElement?.querySelector("#leaderboard-title");
   if (title) title.textContent = t("daily.leaderboard.day", { day: board.day });
   if (!board.entries.length) {
-    replace(box, h("p", { class: "muted" }, t("daily.leaderboard.empty")));
+    morph(box, h("p", { class: "muted" }, t("daily.leaderboard.empty")));
     return;
   }
-  replace(box, h("table", { class: "score-table leaderboard-table" },
+  morph(box, h("table", { class: "score-table leaderboard-table" },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "#"),
       h("th", { scope: "col" }, t("end.player")),
@@ -322,12 +322,12 @@ function refreshLeaderboard(state, box) {
 function refreshRooms(state, box) {
   if (!box) return;
   if (!state.rooms.length) {
-    replace(box, h("p", { class: "muted" }, state.roomsLoaded ? t("lobby.rooms.none") : t("conn.connecting")));
+    morph(box, h("p", { class: "muted" }, state.roomsLoaded ? t("lobby.rooms.none") : t("conn.connecting")));
     return;
   }
-  replace(box, h("ul", { class: "room-list" }, state.rooms.map((room) => {
+  morph(box, h("ul", { class: "room-list" }, state.rooms.map((room) => {
     const taken = 4 - room.free_seats;
-    return h("li", { class: "room-item", dataset: { room: room.room_id } },
+    return h("li", { class: "room-item", dataset: { key: `room-${room.room_id}`, room: room.room_id } },
       h("div", { class: "room-main" },
         h("strong", { class: "room-name" }, roomName(room)),
         h("span", { class: "room-meta" },

@@ -9,7 +9,7 @@ import { renderReplay } from "./replay.js";
 import { renderGames } from "./games.js";
 import { soundOn, setSound } from "./sound.js";
 import { storageSet } from "./storage.js";
-import { h, replace } from "./dom.js";
+import { h, morph, replace } from "./dom.js";
 import { state, stateRevision, fourColourChosen } from "./store.js";
 
 let renderQueued = false;
@@ -106,7 +106,8 @@ function renderSettings(panel) {
   const check = (key, checked, label, help, onchange) => h("label", { class: "choice check" },
     h("input", { type: "checkbox", checked, dataset: { key }, onchange }),
     h("span", { class: "choice-text" }, h("strong", {}, label), h("small", {}, help)));
-  replace(panel,
+  // In place: it is redrawn with the table behind it, several times a second while the bots play.
+  morph(panel,
     h("h2", {}, t("settings.title")),
     check("sound", soundOn(), t("settings.sound"), t("settings.sound.help"), (event) => { setSound(event.target.checked); render(); }),
     check("fourcolour", state().ui.fourColour, t("settings.fourcolour"), t("settings.fourcolour.help"), (event) => {

@@ -3,7 +3,7 @@
 // the record into frames (`replay` request, docs/protocol.md); the page only draws them.
 
 import { t } from "./i18n.js";
-import { h, replace } from "./dom.js";
+import { h, morph } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { callLogText, cardName, parseAction, cardText } from "./calls.js";
 import { positionFrom, contractTitle, signed } from "./common.js";
@@ -53,7 +53,7 @@ function spokenWords(replay, step) {
 /** Draw the viewer (or its picker) into `root`. */
 export function renderReplay(state, root) {
   const replay = state.replay;
-  const screen = h("section", { class: "replay-screen", "aria-labelledby": "replay-title" });
+  const screen = h("section", { class: "replay-screen", "aria-labelledby": "replay-title", dataset: { key: "replay-screen" } });
   const head = h("div", { class: "panel-head replay-head" },
     h("h1", { id: "replay-title" }, t("replay.title")),
     h("button", { type: "button", class: "secondary", dataset: { key: "replay-close" }, onclick: () => replayActions.close() },
@@ -61,7 +61,7 @@ export function renderReplay(state, root) {
   screen.append(head);
   if (!replay.steps) {
     screen.append(picker(state));
-    replace(root, screen);
+    morph(root, screen);
     return;
   }
   const index = Math.max(0, Math.min(replay.index, replay.steps.length - 1));
@@ -83,7 +83,7 @@ export function renderReplay(state, root) {
     step.calls.length ? h("ol", { class: "calls-log", tabindex: "0", "aria-label": t("table.calls") }, step.calls.map(([seat, action]) =>
       h("li", {}, h("span", { class: "who" }, nameOf(replay, seat)), h("span", { class: "what" }, callLogText(action))))) : h("p", { class: "muted" }, t("table.calls.none"))));
   if (replay.list && replay.list.length > 1) screen.append(dealList(state, replay.list, replay.names));
-  replace(root, screen);
+  morph(root, screen);
 }
 
 function replayBoard(replay, step) {
@@ -170,8 +170,11 @@ function picker(state) {
   const replay = state.replay;
   const box = h("div", { class: "replay-picker card-panel" });
   if (replay.list?.length) box.append(dealList(state, replay.list, replay.names));
-  const area = h("textarea", { id: "replay-paste", rows: 6, class: "json", spellcheck: "false", dataset: { key: "replay-paste" } }, replay.draft || "");
-  area.addEventListener("input", () => replayDrafted(area.value));
+  // Drawn in place (`morph`): the handlers read the page through their event, never `area` or `file`.
+  const area = h("textarea", {
+    id: "replay-paste", rows: 6, class: "json", spellcheck: "false", dataset: { key: "replay-paste" },
+    oninput: (event) => replayDrafted(event.currentTarget.value),
+  }, replay.draft || "");
   const problem = h("p", { class: "json-error", role: "alert", id: "replay-error" }, replay.error || "");
   const load = (text) => {
     try {
@@ -182,17 +185,19 @@ function picker(state) {
       replayChanged({ error: error.message });
     }
   };
-  const file = h("input", { type: "file", id: "replay-file", accept: "application/json,.json", dataset: { key: "replay-file" } });
-  file.addEventListener("change", async () => {
-    const chosen = file.files?.[0];
-    if (chosen) load(await chosen.text());
+  const file = h("input", {
+    type: "file", id: "replay-file", accept: "application/json,.json", dataset: { key: "replay-file" },
+    onchange: async (event) => {
+      const chosen = event.currentTarget.files?.[0];
+      if (chosen) load(await chosen.text());
+    },
   });
   box.append(
     h("h2", {}, t("replay.open")),
     h("p", { class: "muted" }, t("replay.open.help")),
     h("label", { for: "replay-file", class: "file-label" }, t("replay.file")), file,
     h("label", { for: "replay-paste" }, t("replay.paste")), area,
-    h("div", { class: "row buttons" }, h("button", { type: "button", class: "primary", id: "replay-show", dataset: { key: "replay-show" }, onclick: () => load(area.value) }, t("replay.show"))),
+    h("div", { class: "row buttons" }, h("button", { type: "button", class: "primary", id: "replay-show", dataset: { key: "replay-show" }, onclick: (event) => load(event.currentTarget.closest(".replay-picker").querySelector("#replay-paste").value) }, t("replay.show"))),
     problem);
   return box;
 }

@@ -365,10 +365,8 @@ def test_the_lobby_lists_open_rooms_and_joins_a_free_seat(browser: Browser, serv
     assert ("Whist à la couleur" if RULESET == "couleur" else "") in text
     guest.page.fill("#player-name", "Gus")
     item.locator("button.primary").click()
-    # Generous: a loaded CI machine once took more than the default 20 s.
-    wait_until(lambda: (guest.state().get("you") or {}).get("seat") is not None, timeout=45, message="a seat")
-    wait_until(lambda: "Gus" in [s["name"] for s in host.state()["room"]["seats"]], timeout=45,
-               message="Gus seated")
+    wait_until(lambda: (guest.state().get("you") or {}).get("seat") is not None, message="a seat")
+    wait_until(lambda: "Gus" in [s["name"] for s in host.state()["room"]["seats"]], message="Gus seated")
     assert guest.page.url.endswith(f"?room={room_id}")
     for context in contexts:
         context.close()
