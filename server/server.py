@@ -102,7 +102,7 @@ class WhistServer:
         self.tables.listen(self.daily)
         # The HTTP API reads the live rooms through one port (a room's `get_records` answer) and the
         # archive through the writer's connection.
-        self.api = Api(self.tables.room_records, archive.archive if archive is not None else None)
+        self.api = Api(self.tables.room_reader.for_reader, archive.archive if archive is not None else None)
         self.static_dir = static_dir
         self.limits = limits or Limits()
         self.trusted_proxies = parse_networks(trusted_proxies)

@@ -22,11 +22,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ..archive import Archive, ArchivedSession, ArchiveWriter
+from ..archive import ArchivedSession, ArchiveWriter
 from ..archive.from_table import archived_session
 from ..store import Store
 from ..table import SEATS, Table, TableError, facts, play
-from .change import JSON, CommittedChange
+from .change import CommittedChange
 from .room import LiveRoom, Owner, RoomListener
 
 log = logging.getLogger("whist.archive")
@@ -225,19 +225,3 @@ class Archiving(RoomListener):
         if outcome is not None:
             log.info("room abandoned", extra={"fields": {"room": room.room_id,
                                                          "seconds": self.policy.abandon_after}})
-
-
-class ArchivedRecords:
-    """The archive as the live layer reads it, for a room no longer in the store (`get_records`,
-    `watch`): the writer's open archive (`ArchiveWriter.archive`)."""
-
-    def __init__(self, archive: Callable[[], Awaitable[Archive]]) -> None:
-        self._archive = archive
-
-    async def room_records(self, room_id: str) -> list[JSON] | None:
-        """Every archived session's deal records of the room, in play order; None if the archive has
-        no session of that room. Raises what the archive raises when it does not answer."""
-        sessions = await (await self._archive()).room_sessions(room_id)
-        if not sessions:
-            return None
-        return [record for session in sessions for record in session.records()]

@@ -19,22 +19,21 @@ from ..table import (
     Table,
     TableError,
     chat,
-    deal_records,
     errors,
     facts,
-    from_stored,
     hash_token,
     play,
     seating,
     to_stored,
 )
-from .archiving import ArchivedRecords, ArchivePolicy, Archiving
+from .archiving import ArchivePolicy, Archiving
 from .bots import BotDriver, BotObserver, BotScheduler
 from .change import JSON
 from .chat import RoomChat
 from .lobby import Lobby
 from .new_room import NewRoom
 from .outbox import Outbox
+from .records import ArchivedRecords, RoomRecords
 from .registry import RoomRegistry
 from .room import Command, LiveRoom, Member, RoomListener
 from .seat_claims import SeatClaims
@@ -101,7 +100,8 @@ class Tables:
         self.archiving = None if archive is None else Archiving(
             archive, store, owner, self.shared.ownership.acquire, self.shared.ownership.release,
             self.registry.held, self.registry.forget_if_idle, policy or ArchivePolicy())
-        self.archived = None if archive is None else ArchivedRecords(archive.archive)
+        self.room_reader = RoomRecords(store, self.registry,
+                                       None if archive is None else ArchivedRecords(archive.archive))
         archiving = () if self.archiving is None else (self.archiving,)
         for listener in (*self.shared.first_listeners, self.outbox, self.timers, self.clocks, self.lobby,
                          self.bots, self.claims, *archiving, *self.shared.listeners):
@@ -339,7 +339,7 @@ class Tables:
         try:
             room = await self._room(room_id)
         except errors.NoSuchRoom:
-            records = await self._archived_records(room_id)
+            records = await self.room_reader.archived(room_id)
             return {"room_id": room_id, "seat": None, "archived": True, "records": records}
         await self.enter(member, room, None, None)
         return seating.watch(room.table).answer
@@ -410,55 +410,12 @@ class Tables:
         return await self._answer(here.room, command)
 
     async def records(self, member: Member, room_id: str | None = None) -> JSON:
-        """`get_records`: the finished deals of the connection's room (from the live session; from the
-        stored log when the live copy may be behind the store), or of the room `room_id`: its live
-        copy's, else, once the store has let it go, every archived session's (`archived`)."""
+        """`get_records`: the finished deals of the connection's room (from the stored log when the
+        live copy may be behind the store), or of the room `room_id` (`RoomRecords.of_room`)."""
         here = self.members.get(member)
         if room_id is not None and (here is None or here.room.room_id != room_id):
-            found = await self.registry.get(room_id)
-            if found is None:
-                records = await self._archived_records(room_id)
-                return {"room_id": room_id, "records": records, "archived": True}
-            self.registry.forget_if_idle(found)  # loaded for this answer only: not kept
-            return {"room_id": room_id, "records": deal_records(found.table.session, found.table.hints)}
-        room = self.current(member).room
-        if room.stale:  # the live copy may be behind the store
-            try:
-                await room.reload()
-            except Exception:
-                log.exception("room %s: reload failed", room.room_id)
-                raise errors.StoreUnavailable("the store does not answer: retry") from None
-        table = room.table
-        return {"room_id": room.room_id, "records": deal_records(table.session, table.hints)}
-
-    async def room_records(self, room_id: str) -> JSON | None:
-        """What `get_records` would answer in room `room_id` (its finished deals only: no card of a
-        deal in progress), for a reader outside the room (the HTTP API); None for a room neither held
-        here nor in the store. A room held here and current answers from memory; any other is read
-        from the store without being opened here (a read starts no bots, timers or leases)."""
-        room = self.registry.held(room_id)
-        if room is not None and not room.stale:
-            table = room.table
-        else:
-            stored = await self.store.load(room_id)
-            if stored is None:
-                return None
-            entries = await self.store.read_log(room_id) if stored.state.get("session") is not None else []
-            table = from_stored(stored.state, stored.version, entries)
-        return {"room_id": room_id, "records": deal_records(table.session, table.hints)}
-
-    async def _archived_records(self, room_id: str) -> list[JSON]:
-        """A room's records from the archive, or `NoSuchRoom`."""
-        if self.archived is not None:
-            try:
-                records = await self.archived.room_records(room_id)
-            except Exception as failure:
-                log.warning("archive not read", extra={"fields": {"room": room_id,
-                                                                  "error": type(failure).__name__}})
-                raise errors.StoreUnavailable("the archive does not answer: retry") from None
-            if records is not None:
-                return records
-        raise errors.NoSuchRoom(f"no room with id {room_id!r}")
+            return await self.room_reader.of_room(room_id)
+        return await self.room_reader.of_own_room(self.current(member).room)
 
     async def say(self, member: Member, text: str | None, phrase: str | None) -> JSON:
         """`chat`: a line (free text or a quick phrase) to the room, on its own channel."""
