@@ -5,6 +5,10 @@ a room nobody holds (bots only, or players gone) is claimed by nobody, and its b
 wait for ever. So the owner of each unfinished room is named in the owner book (`coord.owners`), and
 every `ORPHAN_SECONDS` each process takes the rooms whose latest owner is not a live process. The lease
 decides between adopters (`SET NX`): two processes never run the same room's bots.
+
+Whoever takes a room (adopting it, or claiming its lease after its owner died) also writes the room's
+entries in the store's global indexes again (`repair_index`): on a Redis Cluster a save writes them
+after the room, and the owner may have died in between (a new room missing from the lobby).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 from ..coord import Owners, Registry
 from .background import Background
@@ -29,7 +34,8 @@ class Adoption(RoomListener):
     """Keeps this process's name in the owner book for the rooms it owns; adopts orphaned rooms."""
 
     def __init__(self, process_id: str, owners: Owners, processes: Registry, rooms: RoomRegistry,
-                 ownership: Ownership, background: Background) -> None:
+                 ownership: Ownership, background: Background,
+                 repair_index: Callable[[str], Awaitable[None]]) -> None:
         self.process_id = process_id
         self.owners = owners  # the owner book
         self.processes = processes  # which processes are alive
@@ -37,6 +43,7 @@ class Adoption(RoomListener):
         self.ownership = ownership
         self.background = background
         self.recorded: set[str] = set()  # rooms this process is the latest owner of in the owner book
+        self.repair_index = repair_index
 
     def start(self) -> None:
         """Start the orphan passes."""
@@ -45,8 +52,10 @@ class Adoption(RoomListener):
     # ---------------------------------------------------------------- the owner book
 
     async def owned(self, room: LiveRoom) -> None:
-        """Name this process the room's latest owner (in the background: an orphan pass retries)."""
+        """Name this process the room's latest owner (in the background: an orphan pass retries), and
+        write its index entries again (owed, perhaps, by an owner that died after saving it)."""
         self.background.spawn(self._record_owner(room.room_id))
+        self.background.spawn(self._repair_index(room.room_id))
 
     async def disowned(self, room: LiveRoom) -> None:
         """Whoever takes the room records itself."""
@@ -66,6 +75,12 @@ class Adoption(RoomListener):
             return
         if self.ownership.holds(room_id):
             self.recorded.add(room_id)
+
+    async def _repair_index(self, room_id: str) -> None:
+        try:
+            await self.repair_index(room_id)
+        except Exception as problem:  # the room stays playable; its next lobby change writes the index
+            log.warning("room %s: index not repaired: %s", room_id, type(problem).__name__)
 
     async def _forget_owner(self, room_id: str) -> None:
         try:

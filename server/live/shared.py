@@ -9,7 +9,8 @@ through the room's hooks (`owned`, `disowned`, `away`, `loaded`...) and the smal
 - `RemotePresence` (`presence.py`): who is connected to the rooms in the other processes.
 - `Publishing` (`publishing.py`): what to tell the others; `Publisher` sends it, in order.
 - `LobbyPings` (`lobby_pings.py`): a lobby line changed here, or elsewhere.
-- `Adoption` (`adoption.py`): the owner book and the rooms whose owner died.
+- `Adoption` (`adoption.py`): the owner book, the rooms whose owner died, and the index writes a dead
+  owner may have owed (`repair_index`, the store's).
 - Chat lines said here go out on the room's channel as their own message kind (`publish_chat`), and
   `Following` hands those heard to the chat (`heard_chat`): never a change of the room.
 
@@ -20,7 +21,7 @@ the default of a single process) this process owns every room it holds and publi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from ..coord import Coordination
 from .adoption import Adoption
@@ -41,7 +42,8 @@ class SharedRooms(RoomListener):
     claims each room loaded from the store."""
 
     def __init__(self, coord: Coordination, rooms: RoomRegistry, lobby_changed: Callable[[], None],
-                 heard_chat: Callable[[LiveRoom, JSON], None]) -> None:
+                 heard_chat: Callable[[LiveRoom, JSON], None],
+                 repair_index: Callable[[str], Awaitable[None]]) -> None:
         self.coord = coord
         self.background = Background()
         held = rooms.held
@@ -55,7 +57,7 @@ class SharedRooms(RoomListener):
         self.following = Following(coord.fanout, held, self.presence, self.publishing,
                                    self.ownership.claim_released, self.background, heard_chat)
         self.adoption = Adoption(process, coord.owners, coord.registry, rooms, self.ownership,
-                                 self.background)
+                                 self.background, repair_index)
         self._started = False
 
     @property

@@ -89,7 +89,8 @@ class Tables:
         # practice (a long stall of the event loop must not hand its rooms to nobody for a moment).
         if coordination is None:
             coordination = memory_coordination(new_process_id(), lease_ttl=ALONE_LEASE_SECONDS)
-        self.shared = SharedRooms(coordination, self.registry, self.lobby.changed, self._heard_chat)
+        self.shared = SharedRooms(coordination, self.registry, self.lobby.changed, self._heard_chat,
+                                  store.repair_index)
         self.chat = RoomChat(store, self.shared.publish_chat)
         owner = self.shared.ownership  # the bots and timers run where the room is owned
         self.bots = BotDriver(self.scheduler, bot_delay, metrics, bot_workers, owner)

@@ -157,5 +157,10 @@ class Store(ABC):
         done); True when saves wait for none."""
         return True
 
+    async def repair_index(self, room_id: str) -> None:  # noqa: B027 (only a Redis Cluster owes index writes)
+        """Write the room's entries in the global indexes (the rooms set, the lobby) again from the room
+        itself, where a save writes them after the room and a process may have died in between (a Redis
+        Cluster). Elsewhere the save writes them with the room: nothing to repair."""
+
     async def close(self) -> None:  # noqa: B027 (optional hook: only Redis holds connections)
         """Release connections."""

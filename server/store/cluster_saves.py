@@ -146,3 +146,19 @@ class ClusterSaves:
         for room_id, reply in zip(owners, replies, strict=True):
             if isinstance(reply, Exception):
                 self._unindexed[room_id] = writes[room_id]
+
+
+async def index_room(client: Any, keys: Keys, room_id: str) -> tuple[bool, bool] | None:
+    """Write a cluster room's entries in the global indexes again from its own hash: the rooms set
+    (unless the room is retained, with an expiry) and its lobby line (version-guarded, as the saves
+    write it, so a newer line is never replaced). (In the rooms set, listed in the lobby); None when
+    the store holds no such room. `client` decodes responses."""
+    version, line = await client.hmget(keys.room(room_id), ["version", "lobby"])
+    if version is None:
+        return None
+    indexed = int(await client.pttl(keys.room(room_id))) < 0  # no expiry: not retained after archiving
+    if indexed:
+        await client.sadd(keys.rooms, room_id)
+    if line is not None:
+        await client.eval(LOBBY_INDEX_SCRIPT, 2, keys.lobby, keys.lobby_versions, room_id, int(version), line)
+    return indexed, bool(line)

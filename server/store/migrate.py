@@ -36,9 +36,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cluster_saves import index_room
 from .connect import parse_redis_url, redis_client
 from .keys import Keys
-from .redis_scripts import LOBBY_INDEX_SCRIPT
 
 # Old name (after the prefix) -> new name; the first pattern that matches wins.
 _RENAMES = [
@@ -170,18 +170,13 @@ async def reindex(url: str) -> dict[str, int]:
         async for key in client.scan_iter(match=f"{head}*", count=500, _type="HASH"):
             if not key.endswith("}") or "}" in key[len(head):-1]:
                 continue  # a room's other hashes (`...}:players`)
-            room_id = key[len(head):-1]
-            version, line = await client.hmget(key, ["version", "lobby"])
-            if version is None:
+            found = await index_room(client, keys, key[len(head):-1])
+            if found is None:
                 continue
+            indexed, listed = found
             counts["rooms"] += 1
-            if int(await client.pttl(key)) < 0:  # no expiry: not retained after its archiving
-                await client.sadd(keys.rooms, room_id)
-                counts["indexed"] += 1
-            if line is not None:
-                await client.eval(LOBBY_INDEX_SCRIPT, 2, keys.lobby, keys.lobby_versions, room_id,
-                                  int(version), line)
-                counts["listed"] += 1 if line else 0
+            counts["indexed"] += indexed
+            counts["listed"] += listed
     finally:
         await client.aclose()
     return counts

@@ -21,7 +21,7 @@ from redis.exceptions import NoScriptError
 
 from ..leaderboard import RANK_SCALE, LeaderboardLine, day_start, rank_order
 from .base import JSON, NotReplicatedError, Store, StoredRoom, VersionConflictError
-from .cluster_saves import ClusterSaves
+from .cluster_saves import ClusterSaves, index_room
 from .connect import parse_redis_url, redis_client
 from .connect import split_store_url as split_store_url  # callers of one Redis's plain URL
 from .keys import Keys
@@ -292,6 +292,11 @@ class RedisStore(Store):
         await self.redis.hdel(self.keys.lobby_versions, room_id)
         await self.redis.hdel(self.keys.room_owners, room_id)
         return True
+
+    async def repair_index(self, room_id: str) -> None:
+        """On a Redis Cluster, the room's index entries written again from its hash (`index_room`)."""
+        if self._cluster_saves is not None:
+            await index_room(self.redis, self.keys, room_id)
 
     async def archived(self, room_id: str) -> int | None:
         """HGET `archived` of the room hash."""

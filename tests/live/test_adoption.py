@@ -10,6 +10,7 @@ from shared_peers import Peer, create, eventually
 from server.coord import MemoryHub, Owners, memory_coordination
 from server.live import Tables
 from server.store import MemoryStore
+from server.store.redis import RedisStore
 
 
 async def test_the_owner_is_in_the_book_while_the_room_runs_and_leaves_it_when_the_room_ends() -> None:
@@ -61,3 +62,32 @@ async def named(owners: Owners, room_id: str, process: str | None) -> bool:
 async def hub_forget(hub: MemoryHub, process: str) -> None:
     """The registry's entry of `process` expired (it died)."""
     hub.registry.processes.pop(process, None)
+
+
+async def test_a_process_that_takes_a_room_writes_the_index_entries_its_dead_owner_owed(
+        redis_cluster_url: str, redis_cluster_cleanup: str) -> None:
+    # On a Redis Cluster a save writes the rooms set and the lobby after the room: an owner that died in
+    # between left a new room out of the lobby. Whoever takes the room next writes them again.
+    store = RedisStore(redis_cluster_url, prefix=redis_cluster_cleanup)
+    first = Tables(store, bot_delay=0.0)
+    second = Tables(store, bot_delay=0.0)
+    try:
+        room_id = await create(first, Peer("Ann"), seat=0)
+        line = (await store.lobby())[room_id]
+        await first.close()  # the owner is gone (its lease released: the next process may take it)
+        await store.redis.delete(store.keys.rooms, store.keys.lobby, store.keys.lobby_versions)
+        assert await store.lobby() == {} and await store.room_ids() == []
+        await second.watch(Peer("Bea"), room_id)  # someone opens the room's link: taken here
+        assert second.shared.ownership.holds(room_id)
+
+        async def listed() -> bool:
+            return await store.lobby() == {room_id: line} and await store.room_ids() == [room_id]
+
+        for _ in range(500):
+            if await listed():
+                break
+            await asyncio.sleep(0.01)
+        assert await listed(), "the room is back in the lobby and the rooms set"
+    finally:
+        await second.close()
+        await store.close()
