@@ -34,6 +34,28 @@ def in_page(page: Page, body: str) -> Any:
     return page.evaluate(MORPH, "return (async () => {" + body + "})();")
 
 
+#: Mark the element `s` as pressed; whether it is the element under the point (x, y).
+UNDER_POINTER = ("([s, x, y]) => { const b = document.querySelector(s); window.__pressed = b;"
+                 " return b.contains(document.elementFromPoint(x, y)); }")
+
+
+def press_across_a_redraw(page: Page, selector: str) -> None:
+    """Press the element `selector` (scrolled into view), redraw the page from its state while the
+    button is down, check the element pressed is still the one on the page, and release: with a
+    screen rebuilt from scratch the press would end on another element and the click would be lost."""
+    element = page.locator(selector)
+    element.wait_for()
+    element.scroll_into_view_if_needed()
+    box = wait_until(element.bounding_box, message=f"{selector} on screen")
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    assert page.evaluate(UNDER_POINTER, [selector, x, y]), f"the pointer is on {selector}"
+    page.mouse.down()
+    page.evaluate(REDRAW)
+    assert page.evaluate("(s) => document.querySelector(s) === window.__pressed", selector)
+    page.mouse.up()
+
+
 @pytest.fixture()
 def page(browser: Browser, server_url: str) -> Any:
     context = new_context(browser, "desktop")
@@ -100,16 +122,7 @@ def test_a_press_begun_before_a_redraw_of_the_table_ends_on_the_same_button(page
     # Ana's turn, and the button on screen: the bots wait for her, so nothing but the redraw under test
     # touches the table between the press and its end (the room's first renders may replace the button).
     wait_until(lambda: (player.state().get("view") or {}).get("legal"), message="Ana's turn")
-    button = page.locator("#app [data-key=chat]")
-    box = wait_until(button.bounding_box, message="the chat button on screen")
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.evaluate("() => { window.__pressed = document.querySelector('#app [data-key=chat]'); }")
-    page.mouse.down()
-    # The redraw between the finger going down and coming up: with the table rebuilt from scratch the
-    # press would end on another element and the click would be lost.
-    page.evaluate(REDRAW)
-    assert page.evaluate("() => document.querySelector('#app [data-key=chat]') === window.__pressed")
-    page.mouse.up()
+    press_across_a_redraw(page, "#app [data-key=chat]")
     wait_until(lambda: page.locator("#chat-panel").count() == 1, message="the chat panel opened by the press")
     assert player.errors == []
 
@@ -123,20 +136,7 @@ def test_a_press_on_a_lobby_room_begun_before_a_redraw_of_the_lobby_ends_on_the_
     host = Player(host_context.new_page())
     host.page.goto(server_url)
     room_id = host.create_room("Hana", bots=False, deals=1, ruleset="whist")
-    selector = f'.room-item[data-room="{room_id}"] button.primary'
-    button = page.locator(selector)
-    button.wait_for()
-    button.scroll_into_view_if_needed()
-    box = wait_until(button.bounding_box, message="the room's join button in the lobby")
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    under_pointer = ("([s, x, y]) => { const b = document.querySelector(s); window.__pressed = b;"
-                     " return b.contains(document.elementFromPoint(x, y)); }")
-    assert page.evaluate(under_pointer, [selector, x, y]), "the pointer is on the join button"
-    page.mouse.down()
-    page.evaluate(REDRAW)
-    assert page.evaluate("(s) => document.querySelector(s) === window.__pressed", selector)
-    page.mouse.up()
+    press_across_a_redraw(page, f'.room-item[data-room="{room_id}"] button.primary')
     guest = Player(page)
     wait_until(lambda: (guest.state().get("you") or {}).get("seat") is not None, message="a seat")
     assert guest.state()["roomId"] == room_id
@@ -155,18 +155,7 @@ def test_the_replay_viewer_is_drawn_in_place_a_press_and_an_opened_list_outlive_
     page.click("#replay-show")
     page.wait_for_selector(".replay-board")
     page.click("details.replay-calls > summary")
-    forward = "[data-key=replay-forward]"
-    page.locator(forward).scroll_into_view_if_needed()
-    box = wait_until(page.locator(forward).bounding_box, message="the step button on screen")
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    under_pointer = ("([s, x, y]) => { const b = document.querySelector(s); window.__pressed = b;"
-                     " return b.contains(document.elementFromPoint(x, y)); }")
-    assert page.evaluate(under_pointer, [forward, x, y]), "the pointer is on the step button"
-    page.mouse.down()
-    page.evaluate(REDRAW)
-    assert page.evaluate("(s) => document.querySelector(s) === window.__pressed", forward)
-    page.mouse.up()
+    press_across_a_redraw(page, "[data-key=replay-forward]")
     wait_until(lambda: page.get_attribute("#replay-step", "data-index") == "1", message="one step forward")
     assert page.evaluate("() => document.querySelector('details.replay-calls').open")
     assert player.errors == []
@@ -182,4 +171,4 @@ def test_the_open_settings_are_drawn_in_place(page: Page) -> None:
     page.evaluate(REDRAW)
     assert page.evaluate("(s) => document.querySelector(s) === window.__kept", box)
     page.click(box)
-    assert page.evaluate("() => document.body.classList.contains('four-colour')")
+    page.wait_for_function("() => document.body.classList.contains('four-colour')")  # drawn a frame later
