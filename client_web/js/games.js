@@ -106,7 +106,8 @@ function history(data) {
 
 function sessionItem(session) {
   const titleId = `game-${session.session_id}-${session.seat}`;
-  return h("li", { class: "game-item", dataset: { session: session.session_id } },
+  // Keyed: redrawn in place, a session's item (and its list of deals, opened or not) stays its own.
+  return h("li", { class: "game-item", dataset: { key: `item-${titleId}`, session: session.session_id } },
     h("h3", { id: titleId }, `${when(session.ended_at)} · ${rulesetName(session.ruleset)}`),
     h("p", { class: "game-result" },
       t("games.balance", { balance: signed(session.balance), rank: session.rank }),
