@@ -11,6 +11,7 @@ page has drawn), and a check that compares the page with the state reads both in
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import subprocess
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocket
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,13 +63,66 @@ def running_server(log_path: Path, bot_delay: float = 0.05, extra: Sequence[str]
                 process.stdout.close()
 
 
+class Trail:
+    """What the pages of the running test said and exchanged (WebSocket frames both ways, console
+    errors, uncaught errors), the last `KEEP` lines: printed under a failed test, so that a failure
+    seen only in CI says what the page did (sent the request or not, what the server answered). The
+    times are when the test heard of each line: Playwright hands events over while the test talks to
+    the page."""
+
+    KEEP = 40
+    WIDTH = 220
+
+    def __init__(self) -> None:
+        self.lines: collections.deque[str] = collections.deque(maxlen=self.KEEP)
+        self.start = time.monotonic()
+        self.pages = 0
+        self.test = 0  # which test is running: a page an earlier test left open is not followed
+
+    def clear(self) -> None:
+        """A new test starts."""
+        self.lines.clear()
+        self.start = time.monotonic()
+        self.pages = 0
+        self.test += 1
+
+    def note(self, test: int, page: int, what: str, text: str) -> None:
+        if test != self.test:
+            return
+        text = text if len(text) <= self.WIDTH else text[: self.WIDTH] + "..."
+        self.lines.append(f"{time.monotonic() - self.start:7.2f}s page {page} {what} {text}")
+
+    def follow(self, page: Page) -> None:
+        """Keep `page`'s frames and errors from now on, while this test runs."""
+        self.pages += 1
+        test, number = self.test, self.pages
+        page.on("pageerror", lambda error: self.note(test, number, "error", str(error)))
+        page.on("console", lambda message: self.note(test, number, "console", message.text)
+                if message.type in ("error", "warning") else None)
+
+        def socket(ws: WebSocket) -> None:
+            self.note(test, number, "ws open", ws.url)
+            ws.on("framesent", lambda frame: self.note(test, number, ">>", str(frame)))
+            ws.on("framereceived", lambda frame: self.note(test, number, "<<", str(frame)))
+            ws.on("close", lambda _: self.note(test, number, "ws closed", ws.url))
+
+        page.on("websocket", socket)
+
+
+#: The running test's pages (cleared before each browser test: tests/browser/conftest.py).
+TRAIL = Trail()
+
+
 def new_context(browser: Browser, size: str = "phone", locale: str = "en-US",
                 enforce_policy: bool = False) -> BrowserContext:
-    """A fresh browser profile (its own localStorage) at a phone or desktop size. The page's
-    Content-Security-Policy forbids evaluating strings, which Playwright's `wait_for_function` does
-    in the page: the tests bypass it, except those that check the policy (`enforce_policy`)."""
-    return browser.new_context(viewport=SIZES[size], locale=locale, device_scale_factor=1,
-                               bypass_csp=not enforce_policy)
+    """A fresh browser profile (its own localStorage) at a phone or desktop size, its pages followed by
+    `TRAIL`. The page's Content-Security-Policy forbids evaluating strings, which Playwright's
+    `wait_for_function` does in the page: the tests bypass it, except those that check the policy
+    (`enforce_policy`)."""
+    context = browser.new_context(viewport=SIZES[size], locale=locale, device_scale_factor=1,
+                                  bypass_csp=not enforce_policy)
+    context.on("page", TRAIL.follow)
+    return context
 
 
 def size_label(page: Page) -> str:
