@@ -275,8 +275,9 @@ function seatBox(state, seat) {
   h("div", { class: "seat-head" },
     h("span", { class: "name" }, seatName(state, seat), me ? h("small", {}, ` (${t("room.seat.you")})`) : null),
     badges),
-  h("div", { class: "seat-stats" }, stats),
-  seatClock(state, seat),
+  // The clock shares the stats' line: a seat's box (and the felt) keeps its height when the turn comes,
+  // so the hand and the calls below never jump, and the longest calling panel still fits the screen.
+  h("div", { class: "seat-stats" }, stats, seatClock(state, seat)),
   call && view?.phase !== "play" && view?.phase !== "end" ? h("div", { class: "bubble" }, callLogText(call)) : null,
   seatButtons.length ? h("div", { class: "seat-actions" }, seatButtons) : null);
 }

@@ -52,6 +52,18 @@ def play_some_cards(player: Player, cards: int = 6, timeout: float = 90) -> None
     wait_until(enough, timeout=timeout, message=f"{cards} cards played")
 
 
+def wait_for_my_turn(player: Player, timeout: float = 60) -> None:
+    """Until the page offers this player an action (a finished deal's summary is moved past)."""
+    def mine() -> bool:
+        view = player.view()
+        if view and view["phase"] == "end":
+            player.next_deal()
+            return False
+        return player.my_turn(view)
+
+    wait_until(mine, timeout=timeout, message="our turn")
+
+
 def endless_animations(page: Page) -> list[str]:
     result: list[str] = page.evaluate(
         """() => document.getAnimations()
@@ -124,6 +136,9 @@ def test_sounds_are_off_by_default_and_can_be_turned_on(browser: Browser, server
     page.click("#quick-play")
     play_some_cards(player, cards=2)
     assert page.evaluate("() => window.whistSounds || 0") == 0
+    # At our turn the bots wait for us: no summary can open over the page while we reach the settings
+    # (a deal may end at any trick: a CI run's grande misère ended at the first).
+    wait_for_my_turn(player)
     page.click("#settings-btn")
     assert not page.is_checked("[data-key=sound]")
     page.check("[data-key=sound]")

@@ -8,6 +8,7 @@ click sends. Nothing is sent to a server: `act` is replaced by a recorder.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -46,8 +47,9 @@ def hands_with(first: dict[int, list[str]]) -> list[list[str]]:
     return hands
 
 
-def room_for(view: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """A `state` push's room part for a table of one human (seat 0 or the given seat) and three bots."""
+def room_for(view: dict[str, Any], seat: int | None, clock: float | None = None) -> dict[str, Any]:
+    """A `state` push's room part for a table of one human (seat 0 or the given seat) and three bots;
+    with `clock`, a turn clock of 60 s runs for the seat to act until that deadline (Unix seconds)."""
     seats = [
         {"seat": s, "kind": "human" if s == seat else "bot", "name": "Ana" if s == seat else "heuristic bot",
          "connected": True, "bot_playing": s != seat, "ready": False}
@@ -56,11 +58,15 @@ def room_for(view: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return {"room_id": "fake", "name": "Ana's table", "ruleset": view["ruleset"], "house_rules": {},
             "listed": True, "bot": "heuristic", "session": {"deals": 4, "target": None}, "grace_seconds": 30,
             "status": "playing", "host_seat": seat, "seats": seats, "spectators": 0, "deal_number": 0,
-            "played_deals": 0, "balances": [0, 0, 0, 0], "session_over": False, "version": 1}
+            "played_deals": 0, "balances": [0, 0, 0, 0], "session_over": False, "version": 1,
+            **({} if clock is None else {"turn_seconds": 60, "clock": {"seat": min(view["to_act"]),
+                                                                       "deadline": clock}})}
 
 
-def show(page: Page, server_url: str, view: dict[str, Any], seat: int | None) -> None:
-    """Open the page and draw `view` as the seat (None: a spectator) would get it; record actions."""
+def show(page: Page, server_url: str, view: dict[str, Any], seat: int | None,
+         clock: float | None = None) -> None:
+    """Open the page and draw `view` as the seat (None: a spectator) would get it, with a turn clock
+    running until `clock` if given (`room_for`); record actions."""
     page.goto(server_url)
     # Wait until the page has settled in the lobby, so that nothing it does after connecting overwrites
     # the state put in below.
@@ -74,7 +80,7 @@ def show(page: Page, server_url: str, view: dict[str, Any], seat: int | None) ->
             app.receive({type: 'state', room_id: room.room_id, room, view,
                          you: {seat, host: seat !== null, spectator: seat === null}});
         }""",
-        [view, room_for(view, seat), seat],
+        [view, room_for(view, seat, clock), seat],
     )
     page.wait_for_selector(".table-screen")
 
@@ -231,6 +237,42 @@ def test_the_longest_everyday_calling_panel_fits_on_screen_with_the_hand(
     screenshot(page, "rare-calls-sheet")
     page.click(f'button[data-action="{rare[-1]}"]')
     assert acted(page) == ["solo 7 H", rare[-1]]
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_turn_clock_moves_nothing_and_four_proposals_calls_fit_on_screen_with_it(
+    browser: Browser, server_url: str, size: str
+) -> None:
+    # Couleur, the four seats proposed four suits: seat 0 may accept any of three with 9-13 tricks, or
+    # go solo (21 everyday calls). On a desktop with the room's turn clock on its own line in the seat's
+    # box, the felt grew when the turn came and the solos fell below the fold (a CI run waited for them).
+    deal = Deal.from_seed("couleur", seed="s27", dealer=3, house_rules={}, multiplier=1)
+    for seat, action in [(0, "propose S"), (1, "propose C"), (2, "propose D"), (3, "propose H")]:
+        deal.apply(seat, action)
+    view = deal.view(0)
+    everyday = [action for action in view["legal"] if not action.startswith(RARE_PREFIXES)]
+    assert len(everyday) == 21
+    context = new_context(browser, size)
+    page = context.new_page()
+    show(page, server_url, view, 0)
+    where = ("() => [document.querySelector('.seat.me').offsetHeight,"
+             " document.querySelector('.hand').getBoundingClientRect().top + window.scrollY]")
+    before = page.evaluate(where)
+    # The same view, now with the turn clock running for this seat (as the next state push brings it).
+    page.evaluate(
+        """([view, room]) => window.whistApp.receive({type: 'state', room_id: room.room_id, room, view,
+                                                      you: {seat: 0, host: true, spectator: false}})""",
+        [view, room_for(view, 0, time.time() + 60)],
+    )
+    page.wait_for_selector(".seat.me .turn-clock")
+    after = page.evaluate(where)
+    assert after[1] == before[1], "the hand stays where it was"
+    if size == "desktop":  # a wide seat's box has room for the clock on its stats' line (a phone's wraps)
+        assert after[0] == before[0], "the seat's box keeps its height"
+    wait_until(lambda: outside_viewport(page, ".hand .card, .calls-panel .call-list.common button") == [],
+               timeout=10, message="the hand and every everyday call on screen")
+    assert outside_viewport(page, ".seat.me .turn-clock") == []
     context.close()
 
 
