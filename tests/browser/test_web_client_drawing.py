@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Player, new_context, wait_until
+from browser_helpers import SETTLED, Player, new_context, wait_until
 from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
@@ -45,11 +45,20 @@ def press_across_a_redraw(page: Page, selector: str) -> None:
     screen rebuilt from scratch the press would end on another element and the click would be lost."""
     element = page.locator(selector)
     element.wait_for()
-    element.scroll_into_view_if_needed()
-    box = wait_until(element.bounding_box, message=f"{selector} on screen")
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    assert page.evaluate(UNDER_POINTER, [selector, x, y]), f"the pointer is on {selector}"
+
+    def pointed() -> bool:
+        # The page may still be moving things (a call's bubble, an announcement's line): aim again
+        # until the pointer rests on the element.
+        page.wait_for_function(SETTLED)
+        element.scroll_into_view_if_needed()
+        box = element.bounding_box()
+        if box is None:
+            return False
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        return bool(page.evaluate(UNDER_POINTER, [selector, x, y]))
+
+    wait_until(pointed, message=f"the pointer resting on {selector}")
     page.mouse.down()
     page.evaluate(REDRAW)
     assert page.evaluate("(s) => document.querySelector(s) === window.__pressed", selector)
