@@ -131,6 +131,9 @@ def test_a_press_begun_before_a_redraw_of_the_table_ends_on_the_same_button(page
     # Ana's turn, and the button on screen: the bots wait for her, so nothing but the redraw under test
     # touches the table between the press and its end (the room's first renders may replace the button).
     wait_until(lambda: (player.state().get("view") or {}).get("legal"), message="Ana's turn")
+    # An announcement ("the game starts") opens a line above the chat button for 4 s, and closing it
+    # moves the button: wait until it has gone (none comes while the bots wait for Ana).
+    page.wait_for_function("() => !document.querySelector('#app .news .toast')", timeout=15000)
     press_across_a_redraw(page, "#app [data-key=chat]")
     wait_until(lambda: page.locator("#chat-panel").count() == 1, message="the chat panel opened by the press")
     assert player.errors == []
