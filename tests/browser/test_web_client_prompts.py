@@ -85,6 +85,16 @@ def show(page: Page, server_url: str, view: dict[str, Any], seat: int | None,
     page.wait_for_selector(".table-screen")
 
 
+def couleur_auction(dealer: int, calls: list[tuple[int, str]]) -> tuple[dict[str, Any], list[str]]:
+    """Seat 0's view after these calls on couleur deal `s27` dealt by `dealer`, and its everyday calls
+    (those not behind "More calls")."""
+    deal = Deal.from_seed("couleur", seed="s27", dealer=dealer, house_rules={}, multiplier=1)
+    for seat, action in calls:
+        deal.apply(seat, action)
+    view = deal.view(0)
+    return view, [action for action in view["legal"] if not action.startswith(RARE_PREFIXES)]
+
+
 def acted(page: Page) -> list[str]:
     result: list[str] = page.evaluate("() => window.acted")
     return result
@@ -210,11 +220,7 @@ def test_the_longest_everyday_calling_panel_fits_on_screen_with_the_hand(
 ) -> None:
     # Couleur, seat 0 proposed clubs and nobody accepted: renew, three other proposals and sixteen
     # solos (the most everyday calls found over 400 random auctions of every ruleset).
-    deal = Deal.from_seed("couleur", seed="s27", dealer=0, house_rules={}, multiplier=1)
-    for seat, action in [(1, "pass"), (2, "pass"), (3, "pass"), (0, "propose C")]:
-        deal.apply(seat, action)
-    view = deal.view(0)
-    everyday = [action for action in view["legal"] if not action.startswith(RARE_PREFIXES)]
+    view, everyday = couleur_auction(0, [(1, "pass"), (2, "pass"), (3, "pass"), (0, "propose C")])
     assert len(everyday) >= 20
     context = new_context(browser, size)
     page = context.new_page()
@@ -246,12 +252,10 @@ def test_the_turn_clock_moves_nothing_and_four_proposals_calls_fit_on_screen_wit
 ) -> None:
     # Couleur, the four seats proposed four suits: seat 0 may accept any of three with 9-13 tricks, or
     # go solo (21 everyday calls). On a desktop with the room's turn clock on its own line in the seat's
-    # box, the felt grew when the turn came and the solos fell below the fold (a CI run waited for them).
-    deal = Deal.from_seed("couleur", seed="s27", dealer=3, house_rules={}, multiplier=1)
-    for seat, action in [(0, "propose S"), (1, "propose C"), (2, "propose D"), (3, "propose H")]:
-        deal.apply(seat, action)
-    view = deal.view(0)
-    everyday = [action for action in view["legal"] if not action.startswith(RARE_PREFIXES)]
+    # box, the felt grew when the turn came and the solos fell below the fold (a fresh-clone run of the
+    # CI command waited for them).
+    proposals = [(0, "propose S"), (1, "propose C"), (2, "propose D"), (3, "propose H")]
+    view, everyday = couleur_auction(3, proposals)
     assert len(everyday) == 21
     context = new_context(browser, size)
     page = context.new_page()
